@@ -1,0 +1,112 @@
+# GeoTrain — build, test, bench, experiments.
+#
+#   make              libgeotrain.a and ./geotrain (installs missing packages first)
+#   make test         cmocka suite, then the same suite under ASan + UBSan
+#   make bench        speed figures (printed, never asserted)
+#   make experiments  every experiment of DESIGN section 9 + figures + report
+#   make memcheck     the suite under valgrind memcheck
+#   make fuzz         libFuzzer targets (clang), FUZZ_SECONDS each
+#   make install      PREFIX=/usr/local
+#
+# CC=clang make works; warnings are errors.
+
+CC       ?= cc
+PREFIX   ?= /usr/local
+BUILD    ?= build
+MPI      ?= 0
+PKGS     := gsl jansson zlib
+OPT      ?= -O2
+CSTD     := -std=c17 -D_GNU_SOURCE
+WARN     := -Wall -Wextra -Wpedantic -Werror
+OMP      := -fopenmp
+# gcc's format-truncation warns about deliberately bounded error messages
+ifeq ($(findstring clang,$(shell $(CC) --version 2>/dev/null)),)
+  WARN += -Wno-format-truncation
+endif
+CFLAGS   += $(CSTD) $(OPT) -g $(WARN) $(OMP) -I. $(EXTRA_CFLAGS)
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+LDLIBS   += $(PKG_LIBS) -lm $(OMP)
+
+ifeq ($(MPI),1)
+  CC := mpicc
+  CFLAGS += -DGT_MPI=1
+endif
+
+LIB_SRC  := $(sort $(wildcard sim/*.c planner/*.c planner/baselines/*.c topologies/*.c \
+	                      traces/*.c experiments/*.c))
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+LIB      := $(BUILD)/libgeotrain.a
+BIN      := geotrain
+TEST_SRC := $(sort $(wildcard tests/test_*.c))
+TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+BENCH_SRC:= $(sort $(wildcard tests/bench_*.c))
+BENCH_BIN:= $(BENCH_SRC:tests/%.c=$(BUILD)/tests/%)
+DEPS_OK  := $(BUILD)/.deps-ok
+
+.PHONY: all deps test test-unit test-asan bench experiments plots install clean memcheck fuzz
+
+all: $(BIN)
+
+# Find missing system packages and install them (tools/deps.sh says how).
+deps: $(DEPS_OK)
+$(DEPS_OK): tools/deps.sh
+	@sh tools/deps.sh
+	@mkdir -p $(BUILD) && touch $@
+
+$(BUILD)/%.o: %.c | $(DEPS_OK)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIB): $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BIN): $(BUILD)/geotrain.o $(LIB)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/%: tests/%.c $(LIB) tests/testutil.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(shell pkg-config --cflags cmocka) -o $@ $< $(LIB) \
+	    $(shell pkg-config --libs cmocka) $(LDLIBS)
+
+test: test-unit test-asan
+
+test-unit: $(BIN) $(TEST_BIN)
+	@sh tests/run.sh $(BUILD)/tests
+
+# The same suite built with AddressSanitizer + UndefinedBehaviorSanitizer.
+test-asan: $(DEPS_OK)
+	@$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 \
+	    EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	    LDFLAGS="-fsanitize=address,undefined" build-asan/geotrain-asan-tests
+
+build-asan/geotrain-asan-tests: $(TEST_BIN)
+	@echo "== the suite under AddressSanitizer + UBSan =="
+	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 sh tests/run.sh build-asan/tests
+
+memcheck: $(TEST_BIN)
+	@sh tests/run.sh $(BUILD)/tests valgrind
+
+bench: $(BIN) $(BENCH_BIN)
+	@for b in $(BENCH_BIN); do ./$$b || exit 1; done
+
+experiments: $(BIN)
+	@sh experiments/run.sh
+
+plots:
+	@sh plots/render.sh
+
+fuzz:
+	@$(MAKE) --no-print-directory -f tests/fuzz/Makefile FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60)
+
+install: $(BIN)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/geotrain/topologies
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/$(BIN)
+	cp -r topologies/. $(DESTDIR)$(PREFIX)/share/geotrain/topologies/
+	cp -r traces $(DESTDIR)$(PREFIX)/share/geotrain/
+
+clean:
+	rm -rf build build-asan build-fuzz $(BIN)
+
+-include $(LIB_OBJ:.o=.d) $(BUILD)/geotrain.d

@@ -1,0 +1,37 @@
+/* catalog.h — GPU types: the hardware side of the cost model.
+ *
+ * Loaded from topologies/gpus.csv (see topologies/README.md for every
+ * number's source). Units inside: bytes, bytes/s, FLOP/s, watts. */
+#ifndef GT_CATALOG_H
+#define GT_CATALOG_H
+
+#include "error.h"
+
+typedef struct gpu_type {
+    char id[32];
+    char name[64];
+    double mem_bytes;       /* device memory */
+    double mem_bw;          /* bytes/s */
+    double peak_flops;      /* dense BF16/FP16 tensor FLOP/s */
+    double tdp_w;           /* compute (active) power */
+    double idle_w;          /* idle with a CUDA context */
+    double efficiency;      /* achievable fraction of peak for training matmuls */
+    double link_bw;         /* intra-node GPU link, bytes/s per direction */
+} gpu_type;
+
+typedef struct gpu_catalog {
+    gpu_type *types;
+    int n;
+} gpu_catalog;
+
+int gpu_catalog_load(gpu_catalog *c, const char *path, gt_err *e);
+/* Load topologies/gpus.csv found by datadir_find(). */
+int gpu_catalog_load_default(gpu_catalog *c, gt_err *e);
+void gpu_catalog_free(gpu_catalog *c);
+/* Index of a type by id, or -1. */
+int gpu_catalog_find(const gpu_catalog *c, const char *id);
+
+/* Power of the communication-wait state: idle + 15 % of (TDP - idle). */
+double gpu_comm_w(const gpu_type *g);
+
+#endif

@@ -1,0 +1,151 @@
+/* cli.c — shared command-line handling (see cli.h). */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char CLI_JOB_HELP[] =
+    "Job (DESIGN 3.3):\n"
+    "  -m, --model MODEL      catalog id (gpt3-xl, llama2-7b, ...) or a model JSON file\n"
+    "  --batch B              global batch in sequences (default 1024)\n"
+    "  --microbatch b         microbatch size for planners (default 1)\n"
+    "  --seq S                sequence length (default: the model's)\n"
+    "  --recompute none|full  activation recomputation (default none)\n"
+    "  --opt-bytes N          bytes per parameter of training state (default 16)\n";
+
+void cli_init(cli_common *c, const char *cmd)
+{
+    memset(c, 0, sizeof *c);
+    c->cmd = cmd;
+    c->batch = c->microbatch = c->seq = c->iterations = -1;
+    c->recompute = -1;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "geotrain %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\nTry 'geotrain %s --help'.\n", cmd);
+    return EXIT_USAGE;
+}
+
+int cli_input_error(const gt_err *e)
+{
+    fprintf(stderr, "error: %s\n", e->msg);
+    return EXIT_INPUT;
+}
+
+int cli_value(const char *cmd, int argc, char **argv, int *i, const char **out)
+{
+    if (*i + 1 >= argc) {
+        cli_usage_error(cmd, "option %s needs a value", argv[*i]);
+        return -1;
+    }
+    *out = argv[++*i];
+    return 0;
+}
+
+int cli_long(const char *cmd, const char *opt, const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (*s == '\0' || *end != '\0' || errno == ERANGE || v < lo || v > hi) {
+        cli_usage_error(cmd, "%s expects an integer in [%ld, %ld], got '%s'", opt, lo, hi, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int cli_double(const char *cmd, const char *opt, const char *s, double lo, double hi,
+               double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (*s == '\0' || *end != '\0' || errno == ERANGE || !isfinite(v) || v < lo || v > hi) {
+        cli_usage_error(cmd, "%s expects a number in [%g, %g], got '%s'", opt, lo, hi, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int cli_take_common(cli_common *c, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i], *v;
+    if (!strcmp(a, "-t") || !strcmp(a, "--topology"))
+        return cli_value(c->cmd, argc, argv, i, &c->topo_path) ? -1 : 1;
+    if (!strcmp(a, "-m") || !strcmp(a, "--model"))
+        return cli_value(c->cmd, argc, argv, i, &c->model_arg) ? -1 : 1;
+    if (!strcmp(a, "--batch"))
+        return cli_value(c->cmd, argc, argv, i, &v) ||
+                       cli_long(c->cmd, a, v, 1, 100000000, &c->batch) ? -1 : 1;
+    if (!strcmp(a, "--microbatch"))
+        return cli_value(c->cmd, argc, argv, i, &v) ||
+                       cli_long(c->cmd, a, v, 1, 100000000, &c->microbatch) ? -1 : 1;
+    if (!strcmp(a, "--seq"))
+        return cli_value(c->cmd, argc, argv, i, &v) ||
+                       cli_long(c->cmd, a, v, 1, 10000000, &c->seq) ? -1 : 1;
+    if (!strcmp(a, "--iterations"))
+        return cli_value(c->cmd, argc, argv, i, &v) ||
+                       cli_long(c->cmd, a, v, 1, 100000, &c->iterations) ? -1 : 1;
+    if (!strcmp(a, "--opt-bytes"))
+        return cli_value(c->cmd, argc, argv, i, &v) ||
+                       cli_double(c->cmd, a, v, 1, 1024, &c->opt_bytes) ? -1 : 1;
+    if (!strcmp(a, "--recompute")) {
+        if (cli_value(c->cmd, argc, argv, i, &v))
+            return -1;
+        if (!strcmp(v, "none"))
+            c->recompute = RECOMPUTE_NONE;
+        else if (!strcmp(v, "full"))
+            c->recompute = RECOMPUTE_FULL;
+        else {
+            cli_usage_error(c->cmd, "--recompute expects none or full, got '%s'", v);
+            return -1;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+int cli_load_topology(const cli_common *c, topology *t, gt_err *e)
+{
+    if (!c->topo_path)
+        return gt_fail(e, "no topology given (-t FILE)");
+    return topo_load(t, c->topo_path, NULL, e);
+}
+
+int cli_load_job(const cli_common *c, job *j, gt_err *e)
+{
+    if (!c->model_arg)
+        return gt_fail(e, "no model given (-m MODEL)");
+    model_spec m;
+    if (model_resolve(c->model_arg, &m, e))
+        return -1;
+    job_defaults(j, &m);
+    if (c->batch > 0)
+        j->batch = (int)c->batch;
+    if (c->microbatch > 0)
+        j->microbatch = (int)c->microbatch;
+    if (c->seq > 0)
+        j->seq = (int)c->seq;
+    if (c->iterations > 0)
+        j->iterations = (int)c->iterations;
+    if (c->recompute >= 0)
+        j->recompute = (recompute_kind)c->recompute;
+    if (c->opt_bytes > 0)
+        j->opt_bytes_per_param = c->opt_bytes;
+    if (j->batch % j->microbatch)
+        return gt_fail(e, "batch %d is not a multiple of microbatch %d", j->batch,
+                       j->microbatch);
+    return 0;
+}

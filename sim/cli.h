@@ -1,0 +1,47 @@
+/* cli.h — what every subcommand shares: the -t/-m/JOB options, number
+ * parsing that refuses junk, loading the world, and the exit-code contract
+ * (0 success, 1 invalid input or infeasible job, 2 usage error). */
+#ifndef GT_CLI_H
+#define GT_CLI_H
+
+#include <stdbool.h>
+#include "error.h"
+#include "job.h"
+#include "topology.h"
+
+enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2 };
+
+typedef struct cli_common {
+    const char *cmd;        /* "simulate", "plan", ... for messages */
+    const char *topo_path;
+    const char *model_arg;
+    long batch, microbatch, seq, iterations;   /* -1 = not given */
+    int recompute;                             /* -1 = not given */
+    double opt_bytes;                          /* <= 0 = not given */
+} cli_common;
+
+void cli_init(cli_common *c, const char *cmd);
+/* Consume argv[*i] (and its value) if it is -t, -m or a JOB option.
+ * Returns 1 consumed, 0 not ours, -1 usage error (already printed). */
+int cli_take_common(cli_common *c, int argc, char **argv, int *i);
+
+/* Print "geotrain CMD: message" + "Try 'geotrain CMD --help'." and return 2. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Print an input error and return 1. */
+int cli_input_error(const gt_err *e);
+
+/* Option value helpers: print a usage error and return -1 on junk. */
+int cli_value(const char *cmd, int argc, char **argv, int *i, const char **out);
+int cli_long(const char *cmd, const char *opt, const char *s, long lo, long hi, long *out);
+int cli_double(const char *cmd, const char *opt, const char *s, double lo, double hi,
+               double *out);
+
+/* Load the topology (if -t was given) and the job (if -m was given). */
+int cli_load_topology(const cli_common *c, topology *t, gt_err *e);
+int cli_load_job(const cli_common *c, job *j, gt_err *e);
+
+/* The JOB options block for --help texts. */
+extern const char CLI_JOB_HELP[];
+
+#endif

@@ -1,0 +1,169 @@
+/* cost.c — formulas of the cost model (see cost.h, DESIGN section 4). */
+#include "cost.h"
+
+#include <math.h>
+
+/* Norm parameters: LayerNorm has a gain and a bias, RMSNorm a gain. */
+static double norm_params(const model_spec *m)
+{
+    return (m->norm == NORM_LAYERNORM ? 2.0 : 1.0) * m->hidden;
+}
+
+static double kv_dim(const model_spec *m)
+{
+    return (double)m->kv_heads * m->hidden / m->heads;
+}
+
+double cost_layer_matmul_params(const model_spec *m)
+{
+    double h = m->hidden;
+    double attn = 2 * h * h + 2 * h * kv_dim(m);
+    double mlp = (m->gated_mlp ? 3.0 : 2.0) * h * m->ffn;
+    return attn + mlp;
+}
+
+double cost_layer_params(const model_spec *m)
+{
+    double h = m->hidden, p = cost_layer_matmul_params(m) + 2 * norm_params(m);
+    if (m->bias)
+        p += (h + 2 * kv_dim(m)) + h + (m->gated_mlp ? 2.0 : 1.0) * m->ffn + h;
+    return p;
+}
+
+double cost_embedding_params(const model_spec *m)
+{
+    double p = (double)m->vocab * m->hidden;
+    if (m->learned_pos)
+        p += (double)m->seq_len * m->hidden;
+    return p;
+}
+
+double cost_head_params(const model_spec *m)
+{
+    return norm_params(m) + (m->tied_embeddings ? 0 : (double)m->vocab * m->hidden);
+}
+
+double cost_model_params(const model_spec *m)
+{
+    return m->layers * cost_layer_params(m) + cost_embedding_params(m) + cost_head_params(m);
+}
+
+double cost_stage_params(const model_spec *m, int first, int last)
+{
+    double p = (last - first + 1) * cost_layer_params(m);
+    if (first == 0)
+        p += cost_embedding_params(m);
+    if (last == m->layers - 1)
+        p += norm_params(m) + (double)m->vocab * m->hidden;
+    return p;
+}
+
+double cost_layer_fwd_flops(const model_spec *m, int b, int s)
+{
+    return 2.0 * b * s * cost_layer_matmul_params(m) + 4.0 * b * (double)s * s * m->hidden;
+}
+
+double cost_head_fwd_flops(const model_spec *m, int b, int s)
+{
+    return 2.0 * b * s * (double)m->hidden * m->vocab;
+}
+
+double cost_stage_fwd_flops(const job *j, int b, int first, int last)
+{
+    const model_spec *m = &j->model;
+    double f = (last - first + 1) * cost_layer_fwd_flops(m, b, j->seq);
+    if (last == m->layers - 1)
+        f += cost_head_fwd_flops(m, b, j->seq);
+    return f;
+}
+
+double cost_stage_bwd_flops(const job *j, int b, int first, int last)
+{
+    const model_spec *m = &j->model;
+    double layers = (last - first + 1) * cost_layer_fwd_flops(m, b, j->seq);
+    double f = 2 * layers;
+    if (j->recompute == RECOMPUTE_FULL)
+        f += layers;
+    if (last == m->layers - 1)
+        f += 2 * cost_head_fwd_flops(m, b, j->seq);
+    return f;
+}
+
+double cost_iteration_flops(const job *j)
+{
+    int L = j->model.layers;
+    return (double)j->batch * (cost_stage_fwd_flops(j, 1, 0, L - 1) +
+                               cost_stage_bwd_flops(j, 1, 0, L - 1));
+}
+
+int64_t cost_ns(double seconds)
+{
+    return (int64_t)llround(seconds * 1e9);
+}
+
+int64_t cost_compute_ns(const gpu_type *g, double flops, int tp, double tp_allreduce_bytes,
+                        double freq_scale)
+{
+    double t = flops / (g->peak_flops * g->efficiency * freq_scale) / tp;
+    if (tp > 1) /* ring all-reduce inside the node: 2(t-1)/t of the bytes per GPU */
+        t += tp_allreduce_bytes * 2.0 * (tp - 1) / tp / g->link_bw;
+    return cost_ns(t);
+}
+
+static double tp_bytes(const job *j, int b, int first, int last)
+{
+    /* four all-reduces of b*s*h*2 bytes per layer (two forward, two backward);
+     * the forward op pays two, the backward op two */
+    return 2.0 * (last - first + 1) * cost_activation_bytes(j, b);
+}
+
+int64_t cost_stage_fwd_ns(const job *j, const gpu_type *g, int tp, int b, int first, int last,
+                          double freq_scale)
+{
+    return cost_compute_ns(g, cost_stage_fwd_flops(j, b, first, last), tp,
+                           tp_bytes(j, b, first, last), freq_scale);
+}
+
+int64_t cost_stage_bwd_ns(const job *j, const gpu_type *g, int tp, int b, int first, int last,
+                          double freq_scale)
+{
+    return cost_compute_ns(g, cost_stage_bwd_flops(j, b, first, last), tp,
+                           tp_bytes(j, b, first, last), freq_scale);
+}
+
+int64_t cost_optimizer_ns(const gpu_type *g, double params_held)
+{
+    return cost_ns(params_held * 32.0 / g->mem_bw);
+}
+
+int64_t cost_transfer_ns(double bytes, double lat_s, double rate)
+{
+    return cost_ns(lat_s) + cost_ns(bytes / rate);
+}
+
+double cost_activation_bytes(const job *j, int b)
+{
+    return (double)b * j->seq * j->model.hidden * j->precision_bytes;
+}
+
+double cost_grad_bytes(const model_spec *m, int first, int last)
+{
+    return 2.0 * cost_stage_params(m, first, last);
+}
+
+double cost_stage_activation_bytes(const job *j, int b, int first, int last)
+{
+    const model_spec *m = &j->model;
+    double s = j->seq, h = m->hidden, a = m->heads;
+    double per_layer = j->recompute == RECOMPUTE_FULL
+                           ? 2.0 * s * b * h
+                           : s * b * h * (34.0 + 5.0 * a * s / h);
+    return (last - first + 1) * per_layer;
+}
+
+double cost_stage_memory(const job *j, int b, int first, int last, int tp, int in_flight)
+{
+    double state = j->opt_bytes_per_param * cost_stage_params(&j->model, first, last) / tp;
+    double act = cost_stage_activation_bytes(j, b, first, last) / tp * in_flight;
+    return state + act + COST_RUNTIME_OVERHEAD_BYTES;
+}

@@ -1,0 +1,63 @@
+/* cost.h — the cost model: the one source of truth for the estimator, the
+ * simulator and every planner (DESIGN section 4).
+ *
+ * Parameter counts, FLOPs, memory, transfer sizes and op durations of a
+ * decoder-only Transformer. Layers are 0..L-1; the embedding rides with layer
+ * 0's stage and the LM head with layer L-1's. */
+#ifndef GT_COST_H
+#define GT_COST_H
+
+#include <stdint.h>
+#include "catalog.h"
+#include "job.h"
+
+/* --- parameters ---------------------------------------------------------- */
+double cost_layer_params(const model_spec *m);
+double cost_layer_matmul_params(const model_spec *m);
+double cost_embedding_params(const model_spec *m);   /* tokens (+ learned positions) */
+double cost_head_params(const model_spec *m);        /* LM head (0 extra if tied) + final norm */
+double cost_model_params(const model_spec *m);       /* the published-style total */
+/* Parameters held by a stage with layers [first, last]. A tied head still
+ * holds a copy of the embedding on the last stage (as Megatron-LM does). */
+double cost_stage_params(const model_spec *m, int first, int last);
+
+/* --- FLOPs -------------------------------------------------------------- */
+/* Forward FLOPs of one layer for b sequences of length s. */
+double cost_layer_fwd_flops(const model_spec *m, int b, int s);
+double cost_head_fwd_flops(const model_spec *m, int b, int s);
+/* Forward / backward FLOPs of a stage for one microbatch. Backward is twice
+ * the forward; full recomputation adds one forward of the layers (not of the
+ * head, whose activations are always kept). */
+double cost_stage_fwd_flops(const job *j, int b, int first, int last);
+double cost_stage_bwd_flops(const job *j, int b, int first, int last);
+/* FLOPs of one training iteration of the whole model (B sequences). */
+double cost_iteration_flops(const job *j);
+
+/* --- time --------------------------------------------------------------- */
+/* Seconds -> integer nanoseconds, the DES clock (rounded to nearest). */
+int64_t cost_ns(double seconds);
+/* Duration of `flops` on GPU type g with tensor-parallel degree tp (adds the
+ * TP all-reduces over the node's GPU link) at frequency scale f (1 = max). */
+int64_t cost_compute_ns(const gpu_type *g, double flops, int tp, double tp_allreduce_bytes,
+                        double freq_scale);
+/* Forward and backward op durations of a stage on type g. */
+int64_t cost_stage_fwd_ns(const job *j, const gpu_type *g, int tp, int b, int first, int last,
+                          double freq_scale);
+int64_t cost_stage_bwd_ns(const job *j, const gpu_type *g, int tp, int b, int first, int last,
+                          double freq_scale);
+/* Optimizer step: params_held * 32 bytes / memory bandwidth. */
+int64_t cost_optimizer_ns(const gpu_type *g, double params_held);
+/* A lone transfer: latency + bytes / rate. */
+int64_t cost_transfer_ns(double bytes, double lat_s, double rate);
+
+/* --- sizes and memory ---------------------------------------------------- */
+double cost_activation_bytes(const job *j, int b);   /* b*s*h*2: between stages */
+double cost_grad_bytes(const model_spec *m, int first, int last); /* fp16 grads to sync */
+/* Activation bytes one microbatch leaves on a stage (Korthikanti et al.). */
+double cost_stage_activation_bytes(const job *j, int b, int first, int last);
+/* Peak memory of a GPU holding layers [first,last] of a tp-way stage with
+ * `in_flight` microbatches of activations alive. */
+double cost_stage_memory(const job *j, int b, int first, int last, int tp, int in_flight);
+#define COST_RUNTIME_OVERHEAD_BYTES (1.5 * 1073741824.0)
+
+#endif

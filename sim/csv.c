@@ -1,0 +1,182 @@
+/* csv.c — line-oriented CSV reader (see csv.h). */
+#include "csv.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int read_line(csv_reader *r)
+{
+    size_t len = 0;
+    int c;
+    while ((c = fgetc(r->fp)) != EOF) {
+        if (len + 2 > r->cap) {
+            size_t ncap = r->cap ? r->cap * 2 : 256;
+            char *nb = realloc(r->buf, ncap);
+            if (!nb)
+                return -1;
+            r->buf = nb;
+            r->cap = ncap;
+        }
+        if (c == '\n')
+            break;
+        if (c == '\0')
+            r->binary = 1;
+        r->buf[len++] = (char)c;
+    }
+    if (c == EOF && len == 0)
+        return 0;
+    if (len && r->buf[len - 1] == '\r')
+        len--;
+    r->buf[len] = '\0';
+    r->line++;
+    return 1;
+}
+
+static int split(csv_reader *r, char **out, gt_err *e)
+{
+    int n = 0;
+    char *p = r->buf;
+    for (;;) {
+        if (n == CSV_MAX_FIELDS)
+            return gt_fail(e, "%s:%d: more than %d columns", r->path, r->line,
+                           CSV_MAX_FIELDS);
+        out[n++] = p;
+        char *comma = strchr(p, ',');
+        if (!comma)
+            break;
+        *comma = '\0';
+        p = comma + 1;
+    }
+    return n;
+}
+
+static int is_skippable(const char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    return *s == '\0' || *s == '#';
+}
+
+int csv_open(csv_reader *r, const char *path, gt_err *e)
+{
+    memset(r, 0, sizeof *r);
+    r->path = path;
+    r->fp = fopen(path, "r");
+    if (!r->fp)
+        return gt_fail(e, "%s: cannot open: %s", path, strerror(errno));
+    int got;
+    while ((got = read_line(r)) == 1 && is_skippable(r->buf))
+        ;
+    if (got != 1) {
+        csv_close(r);
+        return gt_fail(e, "%s:%d: empty file, expected a header row", path, r->line);
+    }
+    char *tmp[CSV_MAX_FIELDS];
+    int n = split(r, tmp, e);
+    if (n < 0) {
+        csv_close(r);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        r->head[i] = strdup(tmp[i]);
+        if (!r->head[i]) {
+            r->nhead = i;
+            csv_close(r);
+            return gt_fail(e, "%s: out of memory", path);
+        }
+    }
+    r->nhead = n;
+    return 0;
+}
+
+int csv_next(csv_reader *r, gt_err *e)
+{
+    int got;
+    while ((got = read_line(r)) == 1 && is_skippable(r->buf))
+        ;
+    if (got <= 0)
+        return got < 0 ? gt_fail(e, "%s: out of memory", r->path) : 0;
+    if (r->binary)
+        return gt_fail(e, "%s:%d: binary data (NUL byte), expected text", r->path,
+                       r->line);
+    int n = split(r, r->field, e);
+    if (n < 0)
+        return -1;
+    r->nfield = n;
+    if (n != r->nhead)
+        return gt_fail(e, "%s:%d: %d fields, expected %d (as in the header)", r->path,
+                       r->line, n, r->nhead);
+    return 1;
+}
+
+void csv_close(csv_reader *r)
+{
+    if (r->fp)
+        fclose(r->fp);
+    for (int i = 0; i < r->nhead; i++)
+        free(r->head[i]);
+    free(r->buf);
+    memset(r, 0, sizeof *r);
+}
+
+int csv_col(const csv_reader *r, const char *name, int required, gt_err *e)
+{
+    for (int i = 0; i < r->nhead; i++)
+        if (strcmp(r->head[i], name) == 0)
+            return i;
+    if (required)
+        return gt_fail(e, "%s:1: missing column '%s'", r->path, name);
+    return -1;
+}
+
+const char *csv_get(const csv_reader *r, int col)
+{
+    if (col < 0 || col >= r->nfield)
+        return "";
+    return r->field[col];
+}
+
+int csv_double(const csv_reader *r, int col, double lo, double hi, int allow_empty,
+               double dflt, double *out, gt_err *e)
+{
+    const char *s = csv_get(r, col);
+    const char *name = col >= 0 && col < r->nhead ? r->head[col] : "?";
+    if (*s == '\0') {
+        if (allow_empty) {
+            *out = dflt;
+            return 0;
+        }
+        return gt_fail(e, "%s:%d: column '%s': empty, expected a number", r->path,
+                       r->line, name);
+    }
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v))
+        return gt_fail(e, "%s:%d: column '%s': '%s' is not a finite number", r->path,
+                       r->line, name, s);
+    if (v < lo || v > hi)
+        return gt_fail(e, "%s:%d: column '%s': %g out of range [%g, %g]", r->path,
+                       r->line, name, v, lo, hi);
+    *out = v;
+    return 0;
+}
+
+int csv_long(const csv_reader *r, int col, long lo, long hi, long *out, gt_err *e)
+{
+    const char *s = csv_get(r, col);
+    const char *name = col >= 0 && col < r->nhead ? r->head[col] : "?";
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (*s == '\0' || *end != '\0' || errno == ERANGE)
+        return gt_fail(e, "%s:%d: column '%s': '%s' is not an integer", r->path,
+                       r->line, name, s);
+    if (v < lo || v > hi)
+        return gt_fail(e, "%s:%d: column '%s': %ld out of range [%ld, %ld]", r->path,
+                       r->line, name, v, lo, hi);
+    *out = v;
+    return 0;
+}

@@ -1,0 +1,44 @@
+/* csv.h — a small reader for the project's comma-separated catalogs and traces.
+ *
+ * Our CSV files never quote fields (shared/data/README.md guarantees no comma or
+ * quote inside a field), so a line splits on ','. Lines starting with '#' and
+ * blank lines are skipped. The reader keeps the header so that callers look up
+ * columns by name and report errors as "file:line: column 'x': ...". */
+#ifndef GT_CSV_H
+#define GT_CSV_H
+
+#include <stdio.h>
+#include "error.h"
+
+#define CSV_MAX_FIELDS 64
+
+typedef struct csv_reader {
+    FILE *fp;
+    const char *path;
+    int line;                     /* 1-based number of the current line */
+    char *buf;                    /* current line, split in place */
+    size_t cap;
+    int binary;                   /* a NUL byte was seen */
+    int nhead;
+    char *head[CSV_MAX_FIELDS];   /* column names (owned copies) */
+    int nfield;
+    char *field[CSV_MAX_FIELDS];  /* fields of the current row */
+} csv_reader;
+
+/* Open and read the header row. */
+int csv_open(csv_reader *r, const char *path, gt_err *e);
+/* Read the next data row: 1 = a row, 0 = end of file, -1 = error. */
+int csv_next(csv_reader *r, gt_err *e);
+void csv_close(csv_reader *r);
+
+/* Column index by name, or -1 (with an error naming the file) when required. */
+int csv_col(const csv_reader *r, const char *name, int required, gt_err *e);
+/* Field of the current row by column index ("" if the row is short). */
+const char *csv_get(const csv_reader *r, int col);
+/* Parse the field as a finite double / integer within [lo, hi]; errors name
+ * file, line and column. An empty field gives `dflt` when allow_empty. */
+int csv_double(const csv_reader *r, int col, double lo, double hi, int allow_empty,
+               double dflt, double *out, gt_err *e);
+int csv_long(const csv_reader *r, int col, long lo, long hi, long *out, gt_err *e);
+
+#endif

@@ -1,0 +1,247 @@
+/* plan.c — plan reader, checker and writer (see plan.h, DESIGN 3.4). */
+#include "plan.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cost.h"
+#include "jsonio.h"
+
+static const char *const PLAN_KEYS[] = {"planner", "objective", "schedule", "dp_sync",
+                                        "microbatch_size", "pipelines", "objective_value",
+                                        "estimate", "simulated", "topology", "model",
+                                        "note", "pareto_index", NULL};
+static const char *const PIPE_KEYS[] = {"microbatches", "stages", NULL};
+static const char *const STAGE_KEYS[] = {"gpus", "layers", NULL};
+
+const char *sched_name(sched_kind s)
+{
+    return s == SCHED_GPIPE ? "gpipe" : s == SCHED_1F1B ? "1f1b" : "interleaved";
+}
+
+const char *sync_name(sync_kind s)
+{
+    return s == SYNC_RING ? "ring" : s == SYNC_HIERARCHICAL ? "hierarchical" : "ps";
+}
+
+int sched_parse(const char *s, sched_kind *out)
+{
+    if (!strcmp(s, "gpipe"))
+        *out = SCHED_GPIPE;
+    else if (!strcmp(s, "1f1b"))
+        *out = SCHED_1F1B;
+    else if (!strcmp(s, "interleaved"))
+        *out = SCHED_INTERLEAVED;
+    else
+        return -1;
+    return 0;
+}
+
+int sync_parse(const char *s, sync_kind *out)
+{
+    if (!strcmp(s, "ring"))
+        *out = SYNC_RING;
+    else if (!strcmp(s, "hierarchical"))
+        *out = SYNC_HIERARCHICAL;
+    else if (!strcmp(s, "ps"))
+        *out = SYNC_PS;
+    else
+        return -1;
+    return 0;
+}
+
+int plan_init(plan *p, int npipes)
+{
+    memset(p, 0, sizeof *p);
+    snprintf(p->planner, sizeof p->planner, "hand");
+    snprintf(p->objective, sizeof p->objective, "time");
+    p->schedule = SCHED_1F1B;
+    p->sync = SYNC_RING;
+    p->microbatch_size = 1;
+    p->pipes = calloc((size_t)(npipes > 0 ? npipes : 1), sizeof *p->pipes);
+    if (!p->pipes)
+        return -1;
+    p->npipes = npipes;
+    return 0;
+}
+
+int plan_pipe_alloc(plan *p, int pipe, int nstages)
+{
+    plan_pipeline *pp = &p->pipes[pipe];
+    free(pp->stages);
+    pp->stages = calloc((size_t)(nstages > 0 ? nstages : 1), sizeof *pp->stages);
+    if (!pp->stages)
+        return -1;
+    pp->nstages = nstages;
+    return 0;
+}
+
+void plan_free(plan *p)
+{
+    if (p->pipes)
+        for (int i = 0; i < p->npipes; i++)
+            free(p->pipes[i].stages);
+    free(p->pipes);
+    memset(p, 0, sizeof *p);
+}
+
+int plan_copy(plan *dst, const plan *src)
+{
+    plan tmp = *src;
+    tmp.pipes = calloc((size_t)(src->npipes > 0 ? src->npipes : 1), sizeof *tmp.pipes);
+    if (!tmp.pipes)
+        return -1;
+    for (int i = 0; i < src->npipes; i++) {
+        tmp.pipes[i] = src->pipes[i];
+        tmp.pipes[i].stages = malloc((size_t)src->pipes[i].nstages * sizeof(plan_stage) + 1);
+        if (!tmp.pipes[i].stages) {
+            tmp.npipes = i;
+            plan_free(&tmp);
+            return -1;
+        }
+        memcpy(tmp.pipes[i].stages, src->pipes[i].stages,
+               (size_t)src->pipes[i].nstages * sizeof(plan_stage));
+    }
+    *dst = tmp;
+    return 0;
+}
+
+/* --- reading ------------------------------------------------------------- */
+
+static int parse_stage(const jdoc *d, json_t *st, const char *sp, const topology *t,
+                       plan_stage *s, gt_err *e)
+{
+    char jp[320];
+    if (!json_is_object(st))
+        return jdoc_fail(d, e, sp, "expected a stage object");
+    if (jdoc_keys(d, st, sp, STAGE_KEYS, e))
+        return -1;
+    json_t *gpus = json_object_get(st, "gpus");
+    snprintf(jp, sizeof jp, "%s.gpus", sp);
+    if (!json_is_array(gpus) || json_array_size(gpus) == 0)
+        return jdoc_fail(d, e, jp, "expected a non-empty array of GPU ids \"site/node/index\"");
+    if (json_array_size(gpus) > PLAN_MAX_TP)
+        return jdoc_fail(d, e, jp, "more than %d GPUs in one stage", PLAN_MAX_TP);
+    size_t i;
+    json_t *g;
+    json_array_foreach(gpus, i, g) {
+        snprintf(jp, sizeof jp, "%s.gpus[%zu]", sp, i);
+        if (!json_is_string(g))
+            return jdoc_fail(d, e, jp, "expected a GPU id string \"site/node/index\"");
+        int idx = topo_gpu_lookup(t, json_string_value(g));
+        if (idx < 0)
+            return jdoc_fail(d, e, jp, "unknown GPU \"%s\" in topology %s",
+                             json_string_value(g), t->name);
+        s->gpus[s->ngpus++] = idx;
+    }
+    json_t *lay = json_object_get(st, "layers");
+    snprintf(jp, sizeof jp, "%s.layers", sp);
+    if (!json_is_array(lay) || json_array_size(lay) != 2 ||
+        !json_is_integer(json_array_get(lay, 0)) || !json_is_integer(json_array_get(lay, 1)))
+        return jdoc_fail(d, e, jp, "expected [first, last] (inclusive layer indices)");
+    json_int_t a = json_integer_value(json_array_get(lay, 0));
+    json_int_t b = json_integer_value(json_array_get(lay, 1));
+    if (a < 0 || b < a || b > 1000000)
+        return jdoc_fail(d, e, jp, "invalid layer range [%lld, %lld]", (long long)a,
+                         (long long)b);
+    s->first = (int)a;
+    s->last = (int)b;
+    return 0;
+}
+
+static int parse_pipe(const jdoc *d, json_t *pj, const char *pp, const topology *t, plan *p,
+                      int pi, gt_err *e)
+{
+    if (!json_is_object(pj))
+        return jdoc_fail(d, e, pp, "expected a pipeline object");
+    if (jdoc_keys(d, pj, pp, PIPE_KEYS, e))
+        return -1;
+    long mb;
+    if (jdoc_int(d, pj, pp, "microbatches", 1, 1, 100000000, 0, &mb, e))
+        return -1;
+    json_t *stages = json_object_get(pj, "stages");
+    char jp[300];
+    snprintf(jp, sizeof jp, "%s.stages", pp);
+    if (!json_is_array(stages) || json_array_size(stages) == 0)
+        return jdoc_fail(d, e, jp, "expected a non-empty array of stages");
+    if (json_array_size(stages) > 100000)
+        return jdoc_fail(d, e, jp, "too many stages");
+    if (plan_pipe_alloc(p, pi, (int)json_array_size(stages)))
+        return gt_fail(e, "%s: out of memory", d->path);
+    p->pipes[pi].microbatches = (int)mb;
+    size_t i;
+    json_t *st;
+    json_array_foreach(stages, i, st) {
+        char sp[300];
+        snprintf(sp, sizeof sp, "%s.stages[%zu]", pp, i);
+        if (parse_stage(d, st, sp, t, &p->pipes[pi].stages[i], e))
+            return -1;
+    }
+    return 0;
+}
+
+static int parse_doc(const jdoc *d, const topology *t, plan *p, gt_err *e)
+{
+    json_t *r = d->root;
+    char sched[32], sync[32];
+    long b;
+    if (jdoc_keys(d, r, "", PLAN_KEYS, e) ||
+        jdoc_str(d, r, "", "planner", 0, "hand", p->planner, sizeof p->planner, e) ||
+        jdoc_str(d, r, "", "objective", 0, "time", p->objective, sizeof p->objective, e) ||
+        jdoc_str(d, r, "", "schedule", 0, "1f1b", sched, sizeof sched, e) ||
+        jdoc_str(d, r, "", "dp_sync", 0, "ring", sync, sizeof sync, e) ||
+        jdoc_int(d, r, "", "microbatch_size", 0, 1, 1000000, 1, &b, e))
+        return -1;
+    if (sched_parse(sched, &p->schedule))
+        return jdoc_fail(d, e, "schedule", "expected gpipe, 1f1b or interleaved (got \"%s\")",
+                         sched);
+    if (sync_parse(sync, &p->sync))
+        return jdoc_fail(d, e, "dp_sync", "expected ring, hierarchical or ps (got \"%s\")",
+                         sync);
+    p->microbatch_size = (int)b;
+    json_t *pipes = json_object_get(r, "pipelines");
+    if (!json_is_array(pipes) || json_array_size(pipes) == 0)
+        return jdoc_fail(d, e, "pipelines", "expected a non-empty array of pipelines");
+    if (json_array_size(pipes) > 100000)
+        return jdoc_fail(d, e, "pipelines", "too many pipelines");
+    p->pipes = calloc(json_array_size(pipes), sizeof *p->pipes);
+    if (!p->pipes)
+        return gt_fail(e, "%s: out of memory", d->path);
+    p->npipes = (int)json_array_size(pipes);
+    size_t i;
+    json_t *pj;
+    json_array_foreach(pipes, i, pj) {
+        char pp[64];
+        snprintf(pp, sizeof pp, "pipelines[%zu]", i);
+        if (parse_pipe(d, pj, pp, t, p, (int)i, e))
+            return -1;
+    }
+    return 0;
+}
+
+int plan_parse(plan *p, const char *name, const char *buf, size_t len, const topology *t,
+               gt_err *e)
+{
+    memset(p, 0, sizeof *p);
+    jdoc d;
+    if (jdoc_parse(&d, name, buf, len, e))
+        return -1;
+    int rc = parse_doc(&d, t, p, e);
+    jdoc_free(&d);
+    if (rc)
+        plan_free(p);
+    return rc;
+}
+
+int plan_load(plan *p, const char *path, const topology *t, gt_err *e)
+{
+    memset(p, 0, sizeof *p);
+    jdoc d;
+    if (jdoc_load(&d, path, e))
+        return -1;
+    int rc = parse_doc(&d, t, p, e);
+    jdoc_free(&d);
+    if (rc)
+        plan_free(p);
+    return rc;
+}

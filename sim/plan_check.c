@@ -1,0 +1,211 @@
+/* plan_check.c — what makes a plan runnable: GPU uniqueness, layer coverage,
+ * tensor parallelism inside a node, batch arithmetic and memory (plan.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cost.h"
+#include "plan.h"
+
+#define GIB 1073741824.0
+
+int plan_physical_stages(const plan *p, int pipe)
+{
+    const plan_pipeline *pp = &p->pipes[pipe];
+    if (p->schedule != SCHED_INTERLEAVED)
+        return pp->nstages;
+    for (int k = 1; k < pp->nstages; k++)
+        if (pp->stages[k].gpus[0] == pp->stages[0].gpus[0])
+            return k;
+    return pp->nstages;
+}
+
+int plan_in_flight(const plan *p, int pipe, int k)
+{
+    const plan_pipeline *pp = &p->pipes[pipe];
+    int S = plan_physical_stages(p, pipe), m = pp->microbatches, i = k % S;
+    switch (p->schedule) {
+    case SCHED_GPIPE:
+        return m;
+    case SCHED_1F1B:
+        return S - i < m ? S - i : m;
+    case SCHED_INTERLEAVED: {
+        int v = pp->nstages / S;
+        int warm = (S - i - 1) * 2 + (v - 1) * S + 1;
+        int per_chunk = (warm + v - 1) / v;
+        return per_chunk < m ? per_chunk : m;
+    }
+    }
+    return m;
+}
+
+double plan_gpu_memory(const plan *p, const job *j, int g)
+{
+    double mem = 0;
+    int used = 0;
+    for (int pi = 0; pi < p->npipes; pi++) {
+        const plan_pipeline *pp = &p->pipes[pi];
+        for (int k = 0; k < pp->nstages; k++) {
+            const plan_stage *s = &pp->stages[k];
+            for (int x = 0; x < s->ngpus; x++)
+                if (s->gpus[x] == g) {
+                    mem += cost_stage_memory(j, p->microbatch_size, s->first, s->last,
+                                             s->ngpus, plan_in_flight(p, pi, k)) -
+                           COST_RUNTIME_OVERHEAD_BYTES;
+                    used = 1;
+                }
+        }
+    }
+    return used ? mem + COST_RUNTIME_OVERHEAD_BYTES : 0;
+}
+
+int plan_gpus_used(const plan *p)
+{
+    int n = 0;
+    for (int pi = 0; pi < p->npipes; pi++) {
+        int S = plan_physical_stages(p, pi);
+        for (int k = 0; k < S; k++)
+            n += p->pipes[pi].stages[k].ngpus;
+    }
+    return n;
+}
+
+static int check_batch(const plan *p, const job *j, gt_err *e)
+{
+    long long total = 0;
+    for (int pi = 0; pi < p->npipes; pi++)
+        total += p->pipes[pi].microbatches;
+    if (total * p->microbatch_size != j->batch)
+        return gt_fail(e, "microbatches add up to %lld x microbatch_size %d = %lld sequences, "
+                          "but the job's batch is %d",
+                       total, p->microbatch_size, total * p->microbatch_size, j->batch);
+    return 0;
+}
+
+static int check_layers(const plan *p, const job *j, gt_err *e)
+{
+    int L = j->model.layers;
+    for (int pi = 0; pi < p->npipes; pi++) {
+        const plan_pipeline *pp = &p->pipes[pi];
+        int next = 0;
+        for (int k = 0; k < pp->nstages; k++) {
+            const plan_stage *s = &pp->stages[k];
+            if (s->first > next)
+                return gt_fail(e, "pipelines[%d]: layers %d..%d are missing (stage %d starts "
+                                  "at %d)", pi, next, s->first - 1, k, s->first);
+            if (s->first < next)
+                return gt_fail(e, "pipelines[%d].stages[%d]: layers [%d, %d] overlap the "
+                                  "previous stage (which ends at %d)",
+                               pi, k, s->first, s->last, next - 1);
+            next = s->last + 1;
+        }
+        if (next < L)
+            return gt_fail(e, "pipelines[%d]: layers %d..%d are missing (the model has %d "
+                              "layers)", pi, next, L - 1, L);
+        if (next > L)
+            return gt_fail(e, "pipelines[%d]: layer %d does not exist (the model has %d "
+                              "layers, 0..%d)", pi, next - 1, L, L - 1);
+    }
+    return 0;
+}
+
+static int check_stage_gpus(const plan *p, const topology *t, int pi, int k, int *owner,
+                            gt_err *e)
+{
+    const plan_stage *s = &p->pipes[pi].stages[k];
+    char name[160], other[160];
+    for (int x = 0; x < s->ngpus; x++) {
+        int g = s->gpus[x];
+        topo_gpu_name(t, g, name, sizeof name);
+        if (t->gpus[g].node != t->gpus[s->gpus[0]].node) {
+            topo_gpu_name(t, s->gpus[0], other, sizeof other);
+            return gt_fail(e, "pipelines[%d].stages[%d]: tensor-parallel GPUs must share a "
+                              "node (%s and %s do not)", pi, k, other, name);
+        }
+        if (owner[g] >= 0) {
+            int opi = owner[g] >> 16, ok = owner[g] & 0xffff;
+            return gt_fail(e, "GPU %s is used twice (pipelines[%d].stages[%d] and "
+                              "pipelines[%d].stages[%d])", name, opi, ok, pi, k);
+        }
+        owner[g] = (pi << 16) | (k & 0xffff);
+    }
+    return 0;
+}
+
+static int check_interleave(const plan *p, int pi, gt_err *e)
+{
+    const plan_pipeline *pp = &p->pipes[pi];
+    int S = plan_physical_stages(p, pi);
+    if (pp->nstages % S)
+        return gt_fail(e, "pipelines[%d]: interleaved schedule needs a multiple of %d stages "
+                          "(got %d)", pi, S, pp->nstages);
+    for (int k = S; k < pp->nstages; k++) {
+        const plan_stage *a = &pp->stages[k], *b = &pp->stages[k % S];
+        if (a->ngpus != b->ngpus || memcmp(a->gpus, b->gpus, sizeof(int) * (size_t)a->ngpus))
+            return gt_fail(e, "pipelines[%d].stages[%d]: interleaved stages must repeat the "
+                              "GPUs of stage %d", pi, k, k % S);
+    }
+    return 0;
+}
+
+static int check_gpus(const plan *p, const topology *t, gt_err *e)
+{
+    int *owner = malloc((size_t)t->ngpus * sizeof *owner);
+    if (!owner)
+        return gt_fail(e, "out of memory");
+    for (int g = 0; g < t->ngpus; g++)
+        owner[g] = -1;
+    int rc = 0;
+    for (int pi = 0; pi < p->npipes && !rc; pi++) {
+        if (p->pipes[pi].nstages > 0xffff || pi > 0x7fff) {
+            rc = gt_fail(e, "plan too large (%d pipelines)", p->npipes);
+            break;
+        }
+        if (p->schedule == SCHED_INTERLEAVED && (rc = check_interleave(p, pi, e)))
+            break;
+        int S = plan_physical_stages(p, pi);
+        for (int k = 0; k < S && !rc; k++)
+            rc = check_stage_gpus(p, t, pi, k, owner, e);
+    }
+    free(owner);
+    return rc;
+}
+
+static int check_memory(const plan *p, const topology *t, const job *j, gt_err *e)
+{
+    for (int pi = 0; pi < p->npipes; pi++) {
+        int S = plan_physical_stages(p, pi);
+        for (int k = 0; k < S; k++) {
+            const plan_stage *s = &p->pipes[pi].stages[k];
+            int g = s->gpus[0];
+            double need = plan_gpu_memory(p, j, g), have = topo_gpu_type(t, g)->mem_bytes;
+            if (need > have) {
+                char name[160];
+                topo_gpu_name(t, g, name, sizeof name);
+                return gt_fail(e, "pipelines[%d].stages[%d]: GPU %s (%s) needs %.2f GiB for "
+                                  "layers [%d, %d] but has %.2f GiB",
+                               pi, k, name, topo_gpu_type(t, g)->id, need / GIB, s->first,
+                               s->last, have / GIB);
+            }
+        }
+    }
+    return 0;
+}
+
+int plan_check(const plan *p, const topology *t, const job *j, gt_err *e)
+{
+    if (p->npipes <= 0)
+        return gt_fail(e, "the plan has no pipelines");
+    if (p->microbatch_size <= 0)
+        return gt_fail(e, "microbatch_size must be >= 1");
+    for (int pi = 0; pi < p->npipes; pi++)
+        for (int k = 0; k < p->pipes[pi].nstages; k++)
+            for (int x = 0; x < p->pipes[pi].stages[k].ngpus; x++) {
+                int g = p->pipes[pi].stages[k].gpus[x];
+                if (g < 0 || g >= t->ngpus)
+                    return gt_fail(e, "pipelines[%d].stages[%d]: GPU index %d not in the "
+                                      "topology", pi, k, g);
+            }
+    if (check_batch(p, j, e) || check_layers(p, j, e) || check_gpus(p, t, e))
+        return -1;
+    return check_memory(p, t, j, e);
+}

@@ -1,0 +1,48 @@
+/* plan_json.c — writing plans in the format of DESIGN 3.4 (see plan.h). */
+#include <jansson.h>
+
+#include "jsonio.h"
+#include "plan.h"
+
+json_t *plan_to_json(const plan *p, const topology *t)
+{
+    json_t *root = json_object();
+    json_object_set_new(root, "planner", json_string(p->planner));
+    json_object_set_new(root, "objective", json_string(p->objective));
+    json_object_set_new(root, "schedule", json_string(sched_name(p->schedule)));
+    json_object_set_new(root, "dp_sync", json_string(sync_name(p->sync)));
+    json_object_set_new(root, "microbatch_size", json_integer(p->microbatch_size));
+    json_t *pipes = json_array();
+    for (int pi = 0; pi < p->npipes; pi++) {
+        const plan_pipeline *pp = &p->pipes[pi];
+        json_t *pj = json_object();
+        json_object_set_new(pj, "microbatches", json_integer(pp->microbatches));
+        json_t *stages = json_array();
+        for (int k = 0; k < pp->nstages; k++) {
+            const plan_stage *s = &pp->stages[k];
+            json_t *sj = json_object(), *gpus = json_array(), *lay = json_array();
+            for (int x = 0; x < s->ngpus; x++) {
+                char name[160];
+                topo_gpu_name(t, s->gpus[x], name, sizeof name);
+                json_array_append_new(gpus, json_string(name));
+            }
+            json_array_append_new(lay, json_integer(s->first));
+            json_array_append_new(lay, json_integer(s->last));
+            json_object_set_new(sj, "gpus", gpus);
+            json_object_set_new(sj, "layers", lay);
+            json_array_append_new(stages, sj);
+        }
+        json_object_set_new(pj, "stages", stages);
+        json_array_append_new(pipes, pj);
+    }
+    json_object_set_new(root, "pipelines", pipes);
+    return root;
+}
+
+int plan_write(const plan *p, const topology *t, const char *path, gt_err *e)
+{
+    json_t *root = plan_to_json(p, t);
+    int rc = json_write_atomic(root, path, e);
+    json_decref(root);
+    return rc;
+}
