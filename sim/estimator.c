@@ -1,0 +1,160 @@
+/* estimator.c — the contention-free recurrence (estimator.h, DESIGN 5).
+ *
+ * Ops are processed in dependency order (Kahn's algorithm over "previous op
+ * on my GPU" and "op whose output I need"), so each op's start is
+ * max(GPU free, input arrived) with arrival = producer end + lone transfer. */
+#include "estimator.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "accounting.h"
+#include "collective.h"
+#include "cost.h"
+
+static int64_t transfer_ns(const topology *t, const workload *w, const wl_op *o)
+{
+    double lat, rate;
+    const wl_op *src = &w->ops[o->input];
+    topo_path(t, w->lanes[src->lane].gpu, w->lanes[o->lane].gpu, &lat, &rate);
+    return cost_transfer_ns(o->xfer_bytes, lat, rate);
+}
+
+static double wan_bytes_of(const topology *t, const workload *w, int src_lane, int dst_lane,
+                           double bytes)
+{
+    return t->gpus[w->lanes[src_lane].gpu].site != t->gpus[w->lanes[dst_lane].gpu].site ? bytes
+                                                                                      : 0;
+}
+
+/* Forward/backward ops in dependency order. */
+static int run_ops(const topology *t, const workload *w, timing *tm, gt_err *e)
+{
+    int n = w->nops;
+    int *pending = calloc((size_t)(n > 0 ? n : 1), sizeof *pending);
+    int *queue = malloc(sizeof *queue * (size_t)(n > 0 ? n : 1));
+    int *prev = malloc(sizeof *prev * (size_t)(n > 0 ? n : 1));
+    if (!pending || !queue || !prev) {
+        free(pending);
+        free(queue);
+        free(prev);
+        return gt_fail(e, "out of memory");
+    }
+    for (int i = 0; i < n; i++)
+        prev[i] = -1;
+    for (int i = 0; i < n; i++) {
+        if (w->ops[i].next_on_lane >= 0) {
+            prev[w->ops[i].next_on_lane] = i;
+            pending[w->ops[i].next_on_lane]++;
+        }
+        if (w->ops[i].input >= 0)
+            pending[i]++;
+    }
+    int head = 0, tail = 0;
+    for (int i = 0; i < n; i++)
+        if (!pending[i])
+            queue[tail++] = i;
+    /* successors of an op: the next op on its lane and the op needing its output */
+    while (head < tail) {
+        int id = queue[head++];
+        const wl_op *o = &w->ops[id];
+        op_time *ot = &tm->ops[id];
+        int64_t ready = prev[id] >= 0 ? tm->ops[prev[id]].end : 0;
+        int64_t arrival = 0, xs = 0;
+        if (o->input >= 0) {
+            xs = tm->ops[o->input].end;
+            arrival = xs + (o->xfer_bytes > 0 ? transfer_ns(t, w, o) : 0);
+            if (o->xfer_bytes > 0)
+                tm->wan_bytes += wan_bytes_of(t, w, w->ops[o->input].lane, o->lane, o->xfer_bytes);
+        }
+        ot->xfer_start = xs;
+        ot->arrival = arrival;
+        ot->start = ready > arrival ? ready : arrival;
+        ot->end = ot->start + o->dur_ns;
+        int next[2] = {o->next_on_lane, o->consumer};
+        for (int k = 0; k < 2; k++)
+            if (next[k] >= 0 && --pending[next[k]] == 0)
+                queue[tail++] = next[k];
+    }
+    free(pending);
+    free(queue);
+    free(prev);
+    if (tail != n)
+        return gt_fail(e, "the schedule deadlocks (%d of %d ops could run)", tail, n);
+    return 0;
+}
+
+static void lane_ends(const workload *w, timing *tm)
+{
+    for (int l = 0; l < w->nlanes; l++) {
+        int64_t end = 0;
+        for (int id = w->lanes[l].first_op; id >= 0; id = w->ops[id].next_on_lane)
+            end = tm->ops[id].end;
+        tm->lanes[l].bwd_end = end;
+    }
+}
+
+int estimate_run(const topology *t, const workload *w, sync_kind sync, timing *tm, gt_err *e)
+{
+    tm->wan_bytes = 0;
+    if (run_ops(t, w, tm, e))
+        return -1;
+    lane_ends(w, tm);
+    for (int g = 0; g < w->ngroups; g++) {
+        const sync_group *sg = &w->groups[g];
+        int64_t start = 0;
+        for (int m = 0; m < sg->nmembers; m++)
+            if (tm->lanes[sg->members[m]].bwd_end > start)
+                start = tm->lanes[sg->members[m]].bwd_end;
+        coll_plan c;
+        if (collective_build(&c, t, w, sg, sync, e))
+            return -1;
+        tm->group_start[g] = start;
+        tm->group_end[g] = start + collective_estimate_ns(&c, t, w);
+        for (int f = 0; f < c.nflows; f++)
+            tm->wan_bytes += wan_bytes_of(t, w, c.flows[f].src_lane, c.flows[f].dst_lane,
+                                          c.flows[f].bytes);
+        collective_free(&c);
+    }
+    timing_finish_lanes(tm, w);
+    return 0;
+}
+
+int estimate_plan(const topology *t, const job *j, const plan *p, est_summary *out, gt_err *e)
+{
+    memset(out, 0, sizeof *out);
+    if (plan_check(p, t, j, e))
+        return -1;
+    workload w;
+    if (workload_build(&w, t, j, p, e))
+        return -1;
+    timing tm;
+    lane_account *la = NULL;
+    int rc = timing_alloc(&tm, &w, e);
+    if (!rc)
+        rc = estimate_run(t, &w, p->sync, &tm, e);
+    if (!rc) {
+        la = malloc(sizeof *la * (size_t)w.nlanes);
+        if (!la)
+            rc = gt_fail(e, "out of memory");
+    }
+    if (!rc) {
+        account_lanes(t, &w, &tm, la);
+        run_totals tot;
+        account_totals(t, &w, &tm, la, 0, &tot);
+        out->iteration_s = tm.iteration_ns * 1e-9;
+        out->energy_j = tot.energy_j;
+        out->carbon_g = tot.carbon_g;
+        out->usd = tot.usd;
+        out->tokens_per_s = w.tokens / out->iteration_s;
+        out->gpus_used = plan_gpus_used(p);
+        for (int g = 0; g < t->ngpus; g++) {
+            double need = plan_gpu_memory(p, j, g) / topo_gpu_type(t, g)->mem_bytes;
+            out->peak_mem_frac = need > out->peak_mem_frac ? need : out->peak_mem_frac;
+        }
+    }
+    free(la);
+    timing_free(&tm);
+    workload_free(&w);
+    return rc;
+}
