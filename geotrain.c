@@ -17,6 +17,7 @@ static const command COMMANDS[] = {
     {"topo check", cmd_topo_check, "validate topology files (file:line:col errors)"},
     {"model show", cmd_model_show, "parameters, FLOPs per iteration, memory, transfer sizes"},
     {"plan check", cmd_plan_check, "check a plan against a topology and job"},
+    {"simulate", cmd_simulate, "replay a plan: iteration time, joules, utilisation, timeline"},
 };
 
 static void usage(FILE *out)

@@ -13,7 +13,7 @@ static void account_one(const topology *t, const workload *w, const timing *tm, 
     int64_t compute = ln->opt_ns, comm = lt->sync_comm_ns, cursor = 0;
     for (int id = ln->first_op; id >= 0; id = w->ops[id].next_on_lane) {
         const op_time *ot = &tm->ops[id];
-        compute += w->ops[id].dur_ns;
+        compute += ot->end - ot->start; /* actual duration (jitter) */
         if (w->ops[id].xfer_bytes > 0 && ot->arrival > cursor) {
             int64_t from = ot->xfer_start > cursor ? ot->xfer_start : cursor;
             int64_t to = ot->arrival < ot->start ? ot->arrival : ot->start;

@@ -16,8 +16,13 @@ static int try_path(const char *dir, const char *sub, const char *file, char *ou
 
 int datadir_find(const char *file, char *out, size_t cap)
 {
+    return datadir_find_sub("topologies", file, out, cap);
+}
+
+int datadir_find_sub(const char *sub, const char *file, char *out, size_t cap)
+{
     const char *env = getenv("GEOTRAIN_DATA");
-    if (env && *env && try_path(env, "", file, out, cap) == 0)
+    if (env && *env && !strcmp(sub, "topologies") && try_path(env, "", file, out, cap) == 0)
         return 0;
     char exe[4096];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -26,12 +31,18 @@ int datadir_find(const char *file, char *out, size_t cap)
         char *slash = strrchr(exe, '/');
         if (slash)
             *slash = '\0';
-        if (try_path(exe, "/topologies", file, out, cap) == 0)
+        char rel[512];
+        snprintf(rel, sizeof rel, "/%s", sub);
+        if (try_path(exe, rel, file, out, cap) == 0)
             return 0;
-        if (try_path(exe, "/../topologies", file, out, cap) == 0)
+        snprintf(rel, sizeof rel, "/../%s", sub);
+        if (try_path(exe, rel, file, out, cap) == 0)
             return 0;
-        if (try_path(exe, "/../share/geotrain/topologies", file, out, cap) == 0)
+        snprintf(rel, sizeof rel, "/../share/geotrain/%s", sub);
+        if (try_path(exe, rel, file, out, cap) == 0)
             return 0;
     }
-    return try_path(".", "/topologies", file, out, cap);
+    char rel[512];
+    snprintf(rel, sizeof rel, "/%s", sub);
+    return try_path(".", rel, file, out, cap);
 }

@@ -12,5 +12,7 @@
 /* Full path of a catalog file such as "gpus.csv" into out[cap]; returns 0 when
  * found, -1 (out holds the last path tried) otherwise. */
 int datadir_find(const char *file, char *out, size_t cap);
+/* The same search for a file under another shipped folder ("traces"). */
+int datadir_find_sub(const char *sub, const char *file, char *out, size_t cap);
 
 #endif

@@ -1,10 +1,32 @@
-/* simulator.c — TEMPORARY: replays with the estimator until the event engine
- * lands (same API). */
+/* simulator.c — the discrete-event replay of one training iteration
+ * (simulator.h, DESIGN 6).
+ *
+ * Events: an op ends; a transfer's latency has passed (its bytes start to
+ * move); a flow's bytes are all delivered; a link's bandwidth changes (trace).
+ * A GPU starts its next op when it is free and the op's input has arrived;
+ * a finished op hands its output to the consumer (directly on the same GPU,
+ * else as a flow). When a GPU's last op ends it joins its gradient-sync
+ * groups; a group runs its collective step by step once all members are
+ * there. The optimizer follows each GPU's last sync (timing_finish_lanes).
+ * Several iterations repeat the replay with fresh jitter draws; reports
+ * average them. */
 #include "simulator.h"
 
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "collective.h"
+#include "cost.h"
 #include "estimator.h"
+#include "eventq.h"
+#include "network.h"
+#include "sim_state.h"
+
+enum { EV_OP_END = 1, EV_FLOW_LAT = 2, EV_FLOW_DONE = 3, EV_CAPACITY = 4 };
+enum { OWN_OP = 1, OWN_COLL = 2 };
 
 void sim_options_default(sim_options *o)
 {
@@ -15,19 +37,179 @@ void sim_options_default(sim_options *o)
     o->straggler_factor = 1.5;
 }
 
-int simulate_plan(const topology *t, const job *j, const plan *p, const sim_options *o,
-                  sim_result *out, gt_err *e)
+/* --- ops ------------------------------------------------------------------ */
+
+static int try_start(sim_state *s, int lane)
 {
-    (void)o;
-    memset(out, 0, sizeof *out);
-    est_summary s;
-    if (estimate_plan(t, j, p, &s, e))
-        return -1;
-    out->iteration_s = out->est_iteration_s = s.iteration_s;
-    out->energy_j = out->est_energy_j = s.energy_j;
-    out->carbon_g = s.carbon_g;
-    out->usd = s.usd;
-    out->tokens_per_s = s.tokens_per_s;
-    out->gpus_used = s.gpus_used;
+    lane_state *ls = &s->lane[lane];
+    if (ls->busy || ls->cursor < 0)
+        return 0;
+    int id = ls->cursor;
+    if (!s->input_ready[id])
+        return 0;
+    op_time *ot = &s->tm->ops[id];
+    ot->start = s->now;
+    ot->end = s->now + s->dur[id];
+    ls->busy = 1;
+    return eventq_push(&s->q, ot->end, EV_OP_END, id, 0);
+}
+
+static int start_flow(sim_state *s, int src_lane, int dst_lane, double bytes, double prio,
+                      int owner_kind, int owner_id)
+{
+    int a = s->w->lanes[src_lane].gpu, b = s->w->lanes[dst_lane].gpu;
+    int f = net_flow_new(&s->net, a, b, bytes, prio, s->now);
+    if (f < 0)
+        return gt_fail(s->e, "flow pool exhausted (%d flows)", s->net.cap_flows);
+    s->net.flows[f].owner_kind = owner_kind;
+    s->net.flows[f].owner_id = owner_id;
+    if (s->t->gpus[a].site != s->t->gpus[b].site)
+        s->tm->wan_bytes += bytes;
+    return eventq_push(&s->q, s->now + cost_ns(net_flow_latency(&s->net, f)), EV_FLOW_LAT, f, 0);
+}
+
+static int deliver_input(sim_state *s, int consumer)
+{
+    s->input_ready[consumer] = 1;
+    s->tm->ops[consumer].arrival = s->now;
+    return try_start(s, s->w->ops[consumer].lane);
+}
+
+static int lane_finished(sim_state *s, int lane);
+
+static int on_op_end(sim_state *s, int id)
+{
+    const wl_op *o = &s->w->ops[id];
+    lane_state *ls = &s->lane[o->lane];
+    ls->busy = 0;
+    ls->cursor = o->next_on_lane;
+    if (o->consumer >= 0) {
+        const wl_op *c = &s->w->ops[o->consumer];
+        s->tm->ops[o->consumer].xfer_start = s->now;
+        if (c->xfer_bytes > 0) {
+            if (start_flow(s, o->lane, c->lane, c->xfer_bytes, (double)s->est->ops[o->consumer].start,
+                           OWN_OP, o->consumer))
+                return -1;
+        } else if (deliver_input(s, o->consumer)) {
+            return -1;
+        }
+    }
+    if (ls->cursor < 0)
+        return lane_finished(s, o->lane);
+    return try_start(s, o->lane);
+}
+
+/* --- gradient sync ---------------------------------------------------------- */
+
+static int start_step(sim_state *s, int g)
+{
+    group_state *gs = &s->group[g];
+    const coll_plan *c = &gs->coll;
+    if (gs->step == c->nsteps) {
+        s->tm->group_end[g] = s->now;
+        return 0;
+    }
+    int first = c->step_first[gs->step], last = c->step_first[gs->step + 1];
+    gs->left = last - first;
+    double prio = (double)s->est->group_start[g] + gs->step;
+    for (int f = first; f < last; f++)
+        if (start_flow(s, c->flows[f].src_lane, c->flows[f].dst_lane, c->flows[f].bytes, prio,
+                       OWN_COLL, g))
+            return -1;
     return 0;
+}
+
+static int lane_finished(sim_state *s, int lane)
+{
+    s->tm->lanes[lane].bwd_end = s->now;
+    for (int k = 0; k < s->lane[lane].ngroups; k++) {
+        int g = s->lane_groups[s->lane[lane].group0 + k];
+        if (--s->group[g].waiting == 0) {
+            s->tm->group_start[g] = s->now;
+            if (start_step(s, g))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+static int on_flow_done(sim_state *s, int f)
+{
+    const net_flow *fl = &s->net.flows[f];
+    if (fl->owner_kind == OWN_OP)
+        return deliver_input(s, fl->owner_id);
+    group_state *gs = &s->group[fl->owner_id];
+    if (--gs->left > 0)
+        return 0;
+    gs->step++;
+    return start_step(s, fl->owner_id);
+}
+
+/* --- the loop --------------------------------------------------------------- */
+
+static int dispatch(sim_state *s, const event *ev)
+{
+    switch (ev->kind) {
+    case EV_OP_END:
+        return on_op_end(s, ev->id);
+    case EV_FLOW_LAT:
+        return net_flow_start(&s->net, ev->id, s->now, &s->q, EV_FLOW_DONE);
+    case EV_FLOW_DONE: {
+        int r = net_flow_done_event(&s->net, ev->id, ev->version, s->now, &s->q, EV_FLOW_DONE);
+        return r < 0 ? -1 : r ? on_flow_done(s, ev->id) : 0;
+    }
+    case EV_CAPACITY:
+        return sim_capacity_event(s, ev->id);
+    }
+    return 0;
+}
+
+static int run_loop(sim_state *s)
+{
+    for (int l = 0; l < s->w->nlanes; l++)
+        if (try_start(s, l))
+            return gt_fail(s->e, "out of memory in the event queue");
+    if (sim_schedule_traces(s))
+        return -1;
+    event ev;
+    while (eventq_pop(&s->q, &ev)) {
+        s->now = ev.time;
+        s->events++;
+        if (sim_preempted(s, ev.time))
+            return 0;
+        if (dispatch(s, &ev))
+            return s->e->msg[0] ? -1 : gt_fail(s->e, "out of memory in the event loop");
+    }
+    for (int l = 0; l < s->w->nlanes; l++)
+        if (s->lane[l].cursor >= 0)
+            return gt_fail(s->e, "simulation stalled: GPU lane %d never finished", l);
+    for (int g = 0; g < s->w->ngroups; g++)
+        if (s->group[g].step < s->group[g].coll.nsteps || s->group[g].waiting > 0)
+            return gt_fail(s->e, "simulation stalled: sync group %d never finished", g);
+    timing_finish_lanes(s->tm, s->w);
+    return 0;
+}
+
+/* Durations of this iteration: the cost model's, times jitter and
+ * stragglers drawn from the seeded generator in op order. */
+static void draw_durations(sim_state *s)
+{
+    const sim_options *o = s->opt;
+    double sigma = o->jitter_cv > 0 ? sqrt(log(1 + o->jitter_cv * o->jitter_cv)) : 0;
+    for (int l = 0; l < s->w->nlanes; l++)
+        s->lane[l].slow = (o->straggler_prob > 0 && gsl_rng_uniform(s->rng) < o->straggler_prob)
+                              ? o->straggler_factor : 1.0;
+    for (int i = 0; i < s->w->nops; i++) {
+        double f = s->lane[s->w->ops[i].lane].slow;
+        if (sigma > 0) /* lognormal with mean 1 */
+            f *= gsl_ran_lognormal(s->rng, -sigma * sigma / 2, sigma);
+        s->dur[i] = f == 1.0 ? s->w->ops[i].dur_ns : (int64_t)llround(s->w->ops[i].dur_ns * f);
+    }
+}
+
+int sim_run_iteration(sim_state *s)
+{
+    sim_reset(s);
+    draw_durations(s);
+    return run_loop(s);
 }

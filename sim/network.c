@@ -1,0 +1,407 @@
+/* network.c — max-min fair fluid flows and temporal WAN sharing (network.h). */
+#include "network.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cost.h"
+
+#define NONE (-1)
+
+int net_wan_resource(const network *n, int a, int b)
+{
+    const topo_link *l = topo_wan(n->t, a, b);
+    if (l->per_pair)
+        return NONE;
+    return n->wan_res0 + a * n->t->nsites + b;
+}
+
+int net_init(network *n, const topology *t, int max_flows, int policy, int tcp_connections,
+             gt_err *e)
+{
+    memset(n, 0, sizeof *n);
+    n->t = t;
+    n->tcp_connections = tcp_connections > 0 ? tcp_connections : t->tcp_connections;
+    n->gpu_res0 = 0;
+    n->node_res0 = 2 * t->ngpus;
+    n->wan_res0 = n->node_res0 + 2 * t->nnodes;
+    n->nres = n->wan_res0 + t->nsites * t->nsites;
+    n->cap_flows = max_flows > 0 ? max_flows : 1;
+    n->res = calloc((size_t)n->nres, sizeof *n->res);
+    n->flows = calloc((size_t)n->cap_flows, sizeof *n->flows);
+    n->wait_next = malloc(sizeof(int) * (size_t)n->cap_flows);
+    n->mark_f = calloc((size_t)n->cap_flows, sizeof(int));
+    n->list_f = malloc(sizeof(int) * (size_t)n->cap_flows);
+    n->frozen = malloc((size_t)n->cap_flows);
+    n->mark_r = calloc((size_t)n->nres, sizeof(int));
+    n->list_r = malloc(sizeof(int) * (size_t)n->nres);
+    n->res_left = malloc(sizeof(double) * (size_t)n->nres);
+    n->res_unfrozen = malloc(sizeof(int) * (size_t)n->nres);
+    n->new_rate = malloc(sizeof(double) * (size_t)n->cap_flows);
+    if (!n->res || !n->flows || !n->wait_next || !n->mark_f || !n->list_f || !n->frozen ||
+        !n->mark_r || !n->list_r || !n->res_left || !n->res_unfrozen || !n->new_rate) {
+        net_free(n);
+        return gt_fail(e, "out of memory for %d flows", max_flows);
+    }
+    for (int r = 0; r < n->nres; r++) {
+        n->res[r].head = NONE;
+        n->res[r].wait_head = NONE;
+    }
+    for (int g = 0; g < t->ngpus; g++)
+        n->res[2 * g].cap = n->res[2 * g + 1].cap = topo_gpu_type(t, g)->link_bw;
+    for (int d = 0; d < t->nnodes; d++)
+        n->res[n->node_res0 + 2 * d].cap = n->res[n->node_res0 + 2 * d + 1].cap =
+            t->nodes[d].nic_bw;
+    for (int a = 0; a < t->nsites; a++)
+        for (int b = 0; b < t->nsites; b++) {
+            if (a == b)
+                continue;
+            const topo_link *l = topo_wan(t, a, b);
+            net_resource *r = &n->res[n->wan_res0 + a * t->nsites + b];
+            r->cap = l->bw;
+            wan_policy pol = policy >= 0 ? (wan_policy)policy
+                                         : (l->policy_set ? l->policy : WAN_FAIR);
+            r->temporal = pol == WAN_TEMPORAL;
+        }
+    return 0;
+}
+
+void net_free(network *n)
+{
+    free(n->res);
+    free(n->flows);
+    free(n->wait_next);
+    free(n->mark_f);
+    free(n->list_f);
+    free(n->frozen);
+    free(n->mark_r);
+    free(n->list_r);
+    free(n->res_left);
+    free(n->res_unfrozen);
+    free(n->new_rate);
+    memset(n, 0, sizeof *n);
+}
+
+/* TCP cap with this run's connection count. */
+static double tcp_cap(const network *n, int sa, int sb)
+{
+    double rtt = 2 * topo_wan(n->t, sa, sb)->lat_s;
+    return rtt > 0 ? n->tcp_connections * n->t->tcp_window_bytes / rtt : INFINITY;
+}
+
+int net_flow_new(network *n, int a, int b, double bytes, double priority, int64_t now)
+{
+    if (n->nflows == n->cap_flows)
+        return NONE;
+    int id = n->nflows++;
+    net_flow *f = &n->flows[id];
+    memset(f, 0, sizeof *f);
+    const topology *t = n->t;
+    const topo_gpu *ga = &t->gpus[a], *gb = &t->gpus[b];
+    f->src_gpu = a;
+    f->dst_gpu = b;
+    f->bytes = f->remaining = bytes;
+    f->priority = priority;
+    f->start = now;
+    f->wan_res = f->wan_a = f->wan_b = NONE;
+    f->cap = INFINITY;
+    f->slot = 0;
+    if (ga->node == gb->node) {
+        f->res[f->nres++] = n->gpu_res0 + 2 * a;
+        f->res[f->nres++] = n->gpu_res0 + 2 * b + 1;
+    } else {
+        f->res[f->nres++] = n->node_res0 + 2 * ga->node;
+        f->res[f->nres++] = n->node_res0 + 2 * gb->node + 1;
+        if (ga->site == gb->site) {
+            f->cap = t->sites[ga->site].lan_bw;
+        } else {
+            f->wan_a = ga->site;
+            f->wan_b = gb->site;
+            f->cap = tcp_cap(n, ga->site, gb->site);
+            int w = net_wan_resource(n, ga->site, gb->site);
+            if (w >= 0) {
+                f->res[f->nres++] = w;
+                f->wan_res = w;
+            } else {
+                f->cap = fmin(f->cap, topo_wan(t, ga->site, gb->site)->bw);
+            }
+        }
+    }
+    return id;
+}
+
+double net_flow_latency(const network *n, int id)
+{
+    const net_flow *f = &n->flows[id];
+    const topology *t = n->t;
+    const topo_gpu *ga = &t->gpus[f->src_gpu], *gb = &t->gpus[f->dst_gpu];
+    if (ga->node == gb->node)
+        return 0;
+    if (ga->site == gb->site)
+        return t->sites[ga->site].lan_lat_s;
+    return topo_wan(t, ga->site, gb->site)->lat_s;
+}
+
+/* --- joining and leaving resources -------------------------------------- */
+
+static void join(network *n, int id)
+{
+    net_flow *f = &n->flows[id];
+    for (int k = 0; k < f->nres; k++) {
+        net_resource *r = &n->res[f->res[k]];
+        f->link_prev[k] = NONE;
+        f->link_next[k] = r->head;
+        if (r->head != NONE) {
+            net_flow *h = &n->flows[r->head];
+            for (int s = 0; s < h->nres; s++)
+                if (h->res[s] == f->res[k])
+                    h->link_prev[s] = id;
+        }
+        r->head = id;
+        r->njoined++;
+    }
+    f->joined = true;
+}
+
+static int slot_of(const net_flow *f, int r)
+{
+    for (int s = 0; s < f->nres; s++)
+        if (f->res[s] == r)
+            return s;
+    return 0;
+}
+
+static void leave(network *n, int id)
+{
+    net_flow *f = &n->flows[id];
+    for (int k = 0; k < f->nres; k++) {
+        int r = f->res[k];
+        int p = f->link_prev[k], q = f->link_next[k];
+        if (p != NONE)
+            n->flows[p].link_next[slot_of(&n->flows[p], r)] = q;
+        else
+            n->res[r].head = q;
+        if (q != NONE)
+            n->flows[q].link_prev[slot_of(&n->flows[q], r)] = p;
+        n->res[r].njoined--;
+    }
+    f->joined = false;
+}
+
+/* --- max-min recomputation over the component of the seed resources ----- */
+
+static int collect(network *n, const int *seed_res, int nseed, int *nf)
+{
+    int stamp = ++n->stamp, nr = 0, fcount = 0;
+    for (int i = 0; i < nseed; i++)
+        if (n->mark_r[seed_res[i]] != stamp) {
+            n->mark_r[seed_res[i]] = stamp;
+            n->list_r[nr++] = seed_res[i];
+        }
+    for (int ri = 0; ri < nr; ri++) {
+        int r = n->list_r[ri];
+        for (int id = n->res[r].head; id != NONE;) {
+            net_flow *f = &n->flows[id];
+            if (n->mark_f[id] != stamp) {
+                n->mark_f[id] = stamp;
+                n->list_f[fcount++] = id;
+                for (int k = 0; k < f->nres; k++)
+                    if (n->mark_r[f->res[k]] != stamp) {
+                        n->mark_r[f->res[k]] = stamp;
+                        n->list_r[nr++] = f->res[k];
+                    }
+            }
+            id = f->link_next[slot_of(f, r)];
+        }
+    }
+    *nf = fcount;
+    return nr;
+}
+
+static double fill_level(const network *n, int nr, int nf)
+{
+    double x = INFINITY;
+    for (int i = 0; i < nr; i++) {
+        int r = n->list_r[i];
+        if (n->res_unfrozen[r] > 0) {
+            double share = n->res_left[r] / n->res_unfrozen[r];
+            x = share < x ? share : x;
+        }
+    }
+    for (int i = 0; i < nf; i++)
+        if (!n->frozen[i] && n->flows[n->list_f[i]].cap < x)
+            x = n->flows[n->list_f[i]].cap;
+    return x < 0 ? 0 : x;
+}
+
+/* Progressive filling: raise all unfrozen flows together to the next
+ * bottleneck level, freeze the flows it binds, repeat. */
+static void progressive_fill(network *n, int nr, int nf, double *new_rate)
+{
+    for (int i = 0; i < nr; i++) {
+        int r = n->list_r[i];
+        n->res_left[r] = n->res[r].cap;
+        n->res_unfrozen[r] = n->res[r].njoined;
+    }
+    memset(n->frozen, 0, (size_t)nf);
+    int left = nf;
+    while (left > 0) {
+        double x = fill_level(n, nr, nf);
+        for (int i = 0; i < nf; i++) {
+            if (n->frozen[i])
+                continue;
+            net_flow *f = &n->flows[n->list_f[i]];
+            int bind = f->cap <= x;
+            for (int k = 0; k < f->nres && !bind; k++) {
+                int r = f->res[k];
+                double share = n->res_left[r] / n->res_unfrozen[r];
+                bind = share <= x * (1 + 1e-12);
+            }
+            if (!bind)
+                continue;
+            double rate = f->cap < x ? f->cap : x;
+            new_rate[i] = rate;
+            n->frozen[i] = 1;
+            left--;
+            for (int k = 0; k < f->nres; k++) {
+                n->res_left[f->res[k]] -= rate;
+                n->res_unfrozen[f->res[k]]--;
+            }
+        }
+    }
+}
+
+static int reschedule(network *n, int id, double rate, int64_t now, eventq *q, int ev_kind)
+{
+    net_flow *f = &n->flows[id];
+    if (rate == f->rate && rate > 0)
+        return 0; /* unchanged: keep the event, avoid rounding drift */
+    f->remaining -= f->rate * (double)(now - f->last_update) * 1e-9;
+    if (f->remaining < 0)
+        f->remaining = 0;
+    f->rate = rate;
+    f->last_update = now;
+    f->version++;
+    if (rate <= 0)
+        return 0;
+    return eventq_push(q, now + cost_ns(f->remaining / rate), ev_kind, id, f->version);
+}
+
+static int recompute(network *n, const int *seed_res, int nseed, int64_t now, eventq *q,
+                     int ev_kind)
+{
+    int nf, nr = collect(n, seed_res, nseed, &nf);
+    if (nf == 0)
+        return 0;
+    double *new_rate = n->new_rate;
+    progressive_fill(n, nr, nf, new_rate);
+    int rc = 0;
+    for (int i = 0; i < nf && !rc; i++)
+        rc = reschedule(n, n->list_f[i], new_rate[i], now, q, ev_kind);
+    return rc;
+}
+
+/* --- temporal queues ---------------------------------------------------- */
+
+static void enqueue_waiting(network *n, int r, int id)
+{
+    int *pp = &n->res[r].wait_head;
+    const net_flow *f = &n->flows[id];
+    while (*pp != NONE) {
+        const net_flow *g = &n->flows[*pp];
+        if (f->priority < g->priority || (f->priority == g->priority && id < *pp))
+            break;
+        pp = &n->wait_next[*pp];
+    }
+    n->wait_next[id] = *pp;
+    *pp = id;
+}
+
+/* The rate a flow could get alone: its cap and its resources' capacities. */
+static double solo_rate(const network *n, const net_flow *f)
+{
+    double x = f->cap;
+    for (int k = 0; k < f->nres; k++)
+        x = fmin(x, n->res[f->res[k]].cap);
+    return x;
+}
+
+/* Admit waiting flows in order while the admitted ones leave room. */
+static int admit(network *n, int r, int *joined_ids, int max_ids)
+{
+    double used = 0;
+    for (int id = n->res[r].head; id != NONE;) {
+        const net_flow *f = &n->flows[id];
+        used += solo_rate(n, f);
+        id = f->link_next[slot_of(f, r)];
+    }
+    int count = 0;
+    while (n->res[r].wait_head != NONE && used < n->res[r].cap * (1 - 1e-9) && count < max_ids) {
+        int id = n->res[r].wait_head;
+        n->res[r].wait_head = n->wait_next[id];
+        n->flows[id].waiting = false;
+        join(n, id);
+        used += solo_rate(n, &n->flows[id]);
+        joined_ids[count++] = id;
+    }
+    return count;
+}
+
+int net_flow_start(network *n, int id, int64_t now, eventq *q, int ev_kind)
+{
+    net_flow *f = &n->flows[id];
+    f->bytes_start = now;
+    f->last_update = now;
+    f->rate = 0;
+    if (f->bytes <= 0) {
+        f->version++;
+        return eventq_push(q, now, ev_kind, id, f->version);
+    }
+    if (f->wan_res >= 0 && n->res[f->wan_res].temporal) {
+        f->waiting = true;
+        enqueue_waiting(n, f->wan_res, id);
+        int ids[64];
+        int k = admit(n, f->wan_res, ids, 64);
+        if (k == 0)
+            return 0;
+    } else {
+        join(n, id);
+    }
+    return recompute(n, f->res, f->nres, now, q, ev_kind);
+}
+
+int net_flow_done_event(network *n, int id, uint32_t version, int64_t now, eventq *q,
+                        int ev_kind)
+{
+    net_flow *f = &n->flows[id];
+    if (version != f->version || f->done)
+        return 0;
+    f->done = true;
+    f->end = now;
+    f->remaining = 0;
+    if (f->wan_res >= 0)
+        n->res[f->wan_res].wan_bytes += f->bytes;
+    if (!f->joined)
+        return 1; /* zero-byte flow */
+    leave(n, id);
+    int seeds[NET_MAX_RES];
+    memcpy(seeds, f->res, sizeof seeds);
+    if (f->wan_res >= 0 && n->res[f->wan_res].temporal) {
+        int ids[64];
+        admit(n, f->wan_res, ids, 64);
+    }
+    if (recompute(n, seeds, f->nres, now, q, ev_kind))
+        return -1;
+    return 1;
+}
+
+int net_set_capacity(network *n, int r, double cap, int64_t now, eventq *q, int ev_kind)
+{
+    n->res[r].cap = cap;
+    if (n->res[r].temporal) {
+        int ids[64];
+        admit(n, r, ids, 64);
+    }
+    return recompute(n, &r, 1, now, q, ev_kind);
+}

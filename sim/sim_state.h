@@ -1,0 +1,77 @@
+/* sim_state.h — the mutable state of one event-driven replay (internal to
+ * simulator.c, sim_state.c and simulate.c). Everything is allocated before
+ * the event loop starts; the loop itself only touches preallocated arrays. */
+#ifndef GT_SIM_STATE_H
+#define GT_SIM_STATE_H
+
+#include <gsl/gsl_rng.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "collective.h"
+#include "eventq.h"
+#include "network.h"
+#include "simulator.h"
+
+typedef struct lane_state {
+    int cursor;          /* next op on this GPU, -1 when done */
+    int busy;
+    int group0, ngroups; /* its sync groups in sim_state.lane_groups */
+    double slow;         /* straggler factor this iteration */
+} lane_state;
+
+typedef struct group_state {
+    coll_plan coll;
+    int step, left, waiting;
+} group_state;
+
+typedef struct cap_change {
+    int64_t time;        /* absolute ns since the first iteration began */
+    int res;
+    double cap;          /* bytes/s */
+} cap_change;
+
+typedef struct preempt_event {
+    int64_t time;
+    int node;            /* topology node index */
+} preempt_event;
+
+typedef struct sim_state {
+    const topology *t;
+    const workload *w;
+    const sim_options *opt;
+    gt_err *e;
+    const timing *est;   /* the estimator's timing: temporal priorities */
+    timing *tm;          /* this iteration's */
+    sync_kind sync;
+    eventq q;
+    network net;
+    int max_flows;
+    lane_state *lane;
+    group_state *group;
+    int *lane_groups;
+    uint8_t *input_ready;
+    int64_t *dur;
+    gsl_rng *rng;
+    int64_t now, t0;     /* t0: absolute start of this iteration */
+    long events;
+    cap_change *changes;
+    int nchanges;
+    preempt_event *preempts;
+    int npreempts;
+    bool preempted;
+    char preempt_msg[256];
+} sim_state;
+
+int sim_state_init(sim_state *s, const topology *t, const workload *w, sync_kind sync,
+                   const sim_options *o, const timing *est, timing *tm, gt_err *e);
+void sim_state_free(sim_state *s);
+/* Fresh network, queue and lane cursors for the next iteration. */
+void sim_reset(sim_state *s);
+int sim_run_iteration(sim_state *s);
+/* Bandwidth traces and preemption events (sim_events.c). */
+int sim_load_events(sim_state *s);
+int sim_schedule_traces(sim_state *s);
+int sim_capacity_event(sim_state *s, int idx);
+bool sim_preempted(sim_state *s, int64_t now);
+
+#endif
