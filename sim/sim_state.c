@@ -95,8 +95,7 @@ void sim_state_free(sim_state *s)
     free(s->lane_groups);
     free(s->input_ready);
     free(s->dur);
-    free(s->changes);
-    free(s->preempts);
+    sim_free_events(s);
     if (s->rng)
         gsl_rng_free(s->rng);
     eventq_free(&s->q);
@@ -104,13 +103,13 @@ void sim_state_free(sim_state *s)
     memset(s, 0, sizeof *s);
 }
 
-void sim_reset(sim_state *s)
+int sim_reset(sim_state *s)
 {
     const workload *w = s->w;
     /* a fresh network: flows of the previous iteration are forgotten */
-    gt_err dummy;
     net_free(&s->net);
-    net_init(&s->net, s->t, s->max_flows, s->opt->wan_policy, s->opt->tcp_connections, &dummy);
+    if (net_init(&s->net, s->t, s->max_flows, s->opt->wan_policy, s->opt->tcp_connections, s->e))
+        return -1;
     s->q.n = 0;
     s->now = 0;
     for (int l = 0; l < w->nlanes; l++) {
@@ -129,4 +128,5 @@ void sim_reset(sim_state *s)
     }
     s->tm->wan_bytes = 0;
     s->tm->iteration_ns = 0;
+    return 0;
 }

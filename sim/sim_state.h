@@ -11,6 +11,7 @@
 #include "eventq.h"
 #include "network.h"
 #include "simulator.h"
+#include "trace.h"
 
 typedef struct lane_state {
     int cursor;          /* next op on this GPU, -1 when done */
@@ -24,16 +25,16 @@ typedef struct group_state {
     int step, left, waiting;
 } group_state;
 
-typedef struct cap_change {
-    int64_t time;        /* absolute ns since the first iteration began */
-    int res;
-    double cap;          /* bytes/s */
-} cap_change;
-
 typedef struct preempt_event {
     int64_t time;
     int node;            /* topology node index */
+    char name[64];       /* the trace's node name */
 } preempt_event;
+
+typedef struct sim_trace {
+    int res;             /* network resource whose capacity follows the trace */
+    bwtrace tr;
+} sim_trace;
 
 typedef struct sim_state {
     const topology *t;
@@ -54,8 +55,9 @@ typedef struct sim_state {
     gsl_rng *rng;
     int64_t now, t0;     /* t0: absolute start of this iteration */
     long events;
-    cap_change *changes;
-    int nchanges;
+    int open;            /* lanes and sync groups not yet finished */
+    sim_trace *traces;
+    int ntraces;
     preempt_event *preempts;
     int npreempts;
     bool preempted;
@@ -66,12 +68,13 @@ int sim_state_init(sim_state *s, const topology *t, const workload *w, sync_kind
                    const sim_options *o, const timing *est, timing *tm, gt_err *e);
 void sim_state_free(sim_state *s);
 /* Fresh network, queue and lane cursors for the next iteration. */
-void sim_reset(sim_state *s);
+int sim_reset(sim_state *s);
 int sim_run_iteration(sim_state *s);
 /* Bandwidth traces and preemption events (sim_events.c). */
 int sim_load_events(sim_state *s);
 int sim_schedule_traces(sim_state *s);
 int sim_capacity_event(sim_state *s, int idx);
-bool sim_preempted(sim_state *s, int64_t now);
+int sim_preempt_event(sim_state *s, int idx);
+void sim_free_events(sim_state *s);
 
 #endif

@@ -153,6 +153,11 @@ int sim_detail_run(const topology *t, const job *j, const plan *p, const sim_opt
         sim_detail_free(d);
         return -1;
     }
+    if (d->iterations_done == 0) {
+        gt_fail(e, "preempted before the first iteration finished: %s", d->res.preempt_msg);
+        sim_detail_free(d);
+        return -1;
+    }
     fill_result(p, d);
     d->wall_s = now_s() - t0;
     return 0;

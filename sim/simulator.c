@@ -25,7 +25,7 @@
 #include "network.h"
 #include "sim_state.h"
 
-enum { EV_OP_END = 1, EV_FLOW_LAT = 2, EV_FLOW_DONE = 3, EV_CAPACITY = 4 };
+enum { EV_OP_END = 1, EV_FLOW_LAT = 2, EV_FLOW_DONE = 3, EV_CAPACITY = 4, EV_PREEMPT = 5 };
 enum { OWN_OP = 1, OWN_COLL = 2 };
 
 void sim_options_default(sim_options *o)
@@ -107,6 +107,7 @@ static int start_step(sim_state *s, int g)
     const coll_plan *c = &gs->coll;
     if (gs->step == c->nsteps) {
         s->tm->group_end[g] = s->now;
+        s->open--;
         return 0;
     }
     int first = c->step_first[gs->step], last = c->step_first[gs->step + 1];
@@ -122,6 +123,7 @@ static int start_step(sim_state *s, int g)
 static int lane_finished(sim_state *s, int lane)
 {
     s->tm->lanes[lane].bwd_end = s->now;
+    s->open--;
     for (int k = 0; k < s->lane[lane].ngroups; k++) {
         int g = s->lane_groups[s->lane[lane].group0 + k];
         if (--s->group[g].waiting == 0) {
@@ -160,6 +162,8 @@ static int dispatch(sim_state *s, const event *ev)
     }
     case EV_CAPACITY:
         return sim_capacity_event(s, ev->id);
+    case EV_PREEMPT:
+        return sim_preempt_event(s, ev->id);
     }
     return 0;
 }
@@ -175,10 +179,12 @@ static int run_loop(sim_state *s)
     while (eventq_pop(&s->q, &ev)) {
         s->now = ev.time;
         s->events++;
-        if (sim_preempted(s, ev.time))
-            return 0;
         if (dispatch(s, &ev))
             return s->e->msg[0] ? -1 : gt_fail(s->e, "out of memory in the event loop");
+        if (s->preempted)
+            return 0;
+        if (s->open == 0)
+            break; /* only trace and preemption events are left */
     }
     for (int l = 0; l < s->w->nlanes; l++)
         if (s->lane[l].cursor >= 0)
@@ -209,7 +215,9 @@ static void draw_durations(sim_state *s)
 
 int sim_run_iteration(sim_state *s)
 {
-    sim_reset(s);
+    if (sim_reset(s))
+        return -1;
+    s->open = s->w->nlanes + s->w->ngroups;
     draw_durations(s);
     return run_loop(s);
 }
