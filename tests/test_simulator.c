@@ -1,0 +1,354 @@
+/* test_simulator.c — the event simulator against independent answers:
+ * op-by-op agreement with the estimator on contention-free plans (GPipe,
+ * 1F1B, interleaved, world-wide per-pair links); never faster than the
+ * estimator when links are shared; the energy identity; byte-identical JSON
+ * for the same seed; a valid gzip timeline with one event per op; Atlas's
+ * temporal sharing lets the first pipeline's data arrive earlier without
+ * slowing the iteration; a bandwidth step halfway through a transfer gives
+ * the hand-computed finish; BubbleTea never overlaps training ops. */
+#include "testutil.h"
+
+#include <jansson.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "sim/cost.h"
+#include "sim/eventq.h"
+#include "sim/network.h"
+#include "sim/prefill.h"
+#include "sim/report.h"
+#include "sim/simulate.h"
+#include "sim/timeline.h"
+
+typedef struct world {
+    topology t;
+    job j;
+    plan p;
+} world;
+
+static void load_world(world *w, const char *topo, const char *model, int batch, int seq,
+                       const char *planf)
+{
+    gt_err e;
+    assert_int_equal(topo_load(&w->t, topo, NULL, &e), 0);
+    model_spec m;
+    if (model_resolve(model, &m, &e))
+        fail_msg("%s", e.msg);
+    job_defaults(&w->j, &m);
+    w->j.batch = batch;
+    if (seq)
+        w->j.seq = seq;
+    if (plan_load(&w->p, planf, &w->t, &e))
+        fail_msg("%s", e.msg);
+}
+
+static void free_world(world *w)
+{
+    plan_free(&w->p);
+    topo_free(&w->t);
+}
+
+static void run(world *w, const sim_options *o, sim_detail *d)
+{
+    gt_err e;
+    if (sim_detail_run(&w->t, &w->j, &w->p, o, d, &e))
+        fail_msg("%s", e.msg);
+}
+
+static void assert_ops_equal(const sim_detail *d)
+{
+    for (int i = 0; i < d->w.nops; i++) {
+        assert_int_equal(d->tm.ops[i].start, d->est.ops[i].start);
+        assert_int_equal(d->tm.ops[i].end, d->est.ops[i].end);
+    }
+    assert_int_equal(d->tm.iteration_ns, d->est.iteration_ns);
+}
+
+static void test_agree_one_node(void **state)
+{
+    (void)state;
+    sched_kind kinds[] = {SCHED_GPIPE, SCHED_1F1B};
+    for (int k = 0; k < 2; k++) {
+        world w;
+        load_world(&w, FIXTURES "/one-node.json", FIXTURES "/tiny-model.json", 16, 1024,
+                   FIXTURES "/one-node-gpipe.plan.json");
+        w.p.schedule = kinds[k];
+        sim_options o;
+        sim_options_default(&o);
+        sim_detail d;
+        run(&w, &o, &d);
+        assert_ops_equal(&d);
+        /* energy identity on the simulated iteration */
+        for (int l = 0; l < d.w.nlanes; l++)
+            assert_int_equal(d.acc[l].compute_ns + d.acc[l].comm_ns + d.acc[l].idle_ns,
+                             d.tm.iteration_ns);
+        sim_detail_free(&d);
+        free_world(&w);
+    }
+}
+
+/* Interleaved: 2 GPUs, 4 listed stages (v = 2), m a multiple of S. */
+static void test_agree_interleaved(void **state)
+{
+    (void)state;
+    world w;
+    load_world(&w, FIXTURES "/one-node.json", FIXTURES "/tiny-model.json", 8, 1024,
+               FIXTURES "/one-node-gpipe.plan.json");
+    plan_free(&w.p);
+    assert_int_equal(plan_init(&w.p, 1), 0);
+    w.p.schedule = SCHED_INTERLEAVED;
+    assert_int_equal(plan_pipe_alloc(&w.p, 0, 4), 0);
+    w.p.pipes[0].microbatches = 8;
+    for (int k = 0; k < 4; k++)
+        w.p.pipes[0].stages[k] = (plan_stage){.ngpus = 1, .gpus = {k % 2}, .first = 2 * k,
+                                              .last = 2 * k + 1};
+    sim_options o;
+    sim_options_default(&o);
+    sim_detail d;
+    run(&w, &o, &d);
+    assert_ops_equal(&d);
+    sim_detail_free(&d);
+    free_world(&w);
+}
+
+/* Yuan et al. case 5 uses per-pair links (tc/netem): no flow shares a
+ * capacity, so the two agree on every op. */
+static void test_agree_worldwide(void **state)
+{
+    (void)state;
+    world w;
+    load_world(&w, "topologies/yuan2022/case5.json", "gpt3-xl", 1024, 2048,
+               "topologies/plans/case5-rank-order.plan.json");
+    sim_options o;
+    sim_options_default(&o);
+    sim_detail d;
+    run(&w, &o, &d);
+    assert_ops_equal(&d);
+    sim_detail_free(&d);
+    free_world(&w);
+}
+
+/* Shared WAN links: contention can only slow ops down. */
+static void test_shared_never_faster(void **state)
+{
+    (void)state;
+    world w;
+    load_world(&w, "topologies/real/aws-world-10.json", "gpt3-xl", 1000, 2048,
+               "topologies/plans/aws-world-10-rank-order.plan.json");
+    sim_options o;
+    sim_options_default(&o);
+    sim_detail d;
+    run(&w, &o, &d);
+    assert_true(d.tm.iteration_ns >= d.est.iteration_ns);
+    for (int i = 0; i < d.w.nops; i++)
+        assert_true(d.tm.ops[i].end >= d.est.ops[i].end);
+    sim_detail_free(&d);
+    free_world(&w);
+}
+
+static char *json_of(world *w, const sim_options *o)
+{
+    sim_detail d;
+    run(w, o, &d);
+    json_t *j = report_json(&w->t, &w->j, &w->p, &d);
+    char *s = json_dumps(j, JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    json_decref(j);
+    sim_detail_free(&d);
+    return s;
+}
+
+static void test_deterministic(void **state)
+{
+    (void)state;
+    world w;
+    load_world(&w, FIXTURES "/two-dc.json", FIXTURES "/tiny-model.json", 32, 1024,
+               FIXTURES "/two-dc-cross.plan.json");
+    sim_options o;
+    sim_options_default(&o);
+    o.jitter_cv = 0.1;
+    o.straggler_prob = 0.2;
+    o.iterations = 3;
+    o.seed = 7;
+    char *a = json_of(&w, &o), *b = json_of(&w, &o);
+    assert_string_equal(a, b);
+    o.seed = 8;
+    char *c = json_of(&w, &o);
+    assert_true(strcmp(a, c) != 0); /* jitter draws depend on the seed */
+    free(a);
+    free(b);
+    free(c);
+    free_world(&w);
+}
+
+static void test_timeline(void **state)
+{
+    (void)state;
+    world w;
+    load_world(&w, FIXTURES "/two-dc.json", FIXTURES "/tiny-model.json", 32, 1024,
+               FIXTURES "/two-dc-cross.plan.json");
+    sim_options o;
+    sim_options_default(&o);
+    sim_detail d;
+    run(&w, &o, &d);
+    char path[] = "/tmp/gt-timeline-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    gt_err e;
+    assert_int_equal(timeline_write(path, &w.t, &d, NULL, &e), 0);
+    gzFile gz = gzopen(path, "rb");
+    assert_non_null(gz);
+    size_t cap = 1 << 20, n = 0;
+    char *buf = malloc(cap);
+    int got;
+    while ((got = gzread(gz, buf + n, (unsigned)(cap - n - 1))) > 0) {
+        n += (size_t)got;
+        if (cap - n < 2) {
+            cap *= 2;
+            buf = realloc(buf, cap);
+        }
+    }
+    gzclose(gz);
+    json_error_t je;
+    json_t *root = json_loadb(buf, n, 0, &je);
+    assert_non_null(root);
+    json_t *ev = json_object_get(root, "traceEvents");
+    size_t i;
+    json_t *x;
+    int ops = 0, wan = 0;
+    json_array_foreach(ev, i, x) {
+        const char *cat = json_string_value(json_object_get(x, "cat"));
+        if (cat && (!strcmp(cat, "forward") || !strcmp(cat, "backward")))
+            ops++;
+        if (cat && !strcmp(cat, "wan"))
+            wan++;
+    }
+    assert_int_equal(ops, d.w.nops);
+    assert_true(wan > 0);
+    json_decref(root);
+    free(buf);
+    unlink(path);
+    sim_detail_free(&d);
+    free_world(&w);
+}
+
+/* Two pipelines whose stage-to-stage activations share one WAN link. */
+static void test_temporal_two_pipelines(void **state)
+{
+    (void)state;
+    int64_t first_arrival[2] = {0, 0}, iter[2];
+    for (int pol = 0; pol < 2; pol++) {
+        world w;
+        load_world(&w, FIXTURES "/two-dc.json", FIXTURES "/tiny-model.json", 16, 1024,
+                   FIXTURES "/two-dc-cross.plan.json");
+        w.p.npipes = 2; /* keep pipelines 0 and 1 (their stages stay owned) */
+        free(w.p.pipes[2].stages);
+        free(w.p.pipes[3].stages);
+        sim_options o;
+        sim_options_default(&o);
+        o.wan_policy = pol == 0 ? WAN_FAIR : WAN_TEMPORAL;
+        o.tcp_connections = 64;
+        sim_detail d;
+        run(&w, &o, &d);
+        /* arrival of pipeline 0's first activation at stage 1 */
+        for (int id = 0; id < d.w.nops; id++)
+            if (d.w.ops[id].pipe == 0 && d.w.ops[id].stage == 1 && d.w.ops[id].mb == 0 &&
+                d.w.ops[id].kind == OP_FWD)
+                first_arrival[pol] = d.tm.ops[id].arrival;
+        iter[pol] = d.tm.iteration_ns;
+        sim_detail_free(&d);
+        free_world(&w);
+    }
+    assert_true(first_arrival[1] < first_arrival[0]);
+    assert_true(iter[1] <= iter[0]);
+}
+
+/* Bandwidth 1 Gbps, halved at t = 0.5 s; 1e8 bytes after 10 ms latency:
+ * 0.49 s x 125 MB/s = 61.25 MB, then 38.75 MB at 62.5 MB/s = 0.62 s: 1.12 s. */
+static void test_bandwidth_step(void **state)
+{
+    (void)state;
+    const char *topo =
+        "{\"name\":\"s\",\"sites\":[{\"id\":\"a\",\"nodes\":[{\"gpu\":\"a100_sxm_80gb\","
+        "\"count\":1}],\"lan\":{\"gbps\":100}},{\"id\":\"b\",\"nodes\":[{\"gpu\":"
+        "\"a100_sxm_80gb\",\"count\":1}],\"lan\":{\"gbps\":100}}],\"links\":[{\"a\":\"a\","
+        "\"b\":\"b\",\"gbps\":1,\"latency_ms\":10}],\"tcp\":{\"window_mb\":1000}}";
+    topology t;
+    gt_err e;
+    assert_int_equal(topo_parse(&t, "s", topo, strlen(topo), NULL, &e), 0);
+    network net;
+    eventq q;
+    assert_int_equal(net_init(&net, &t, 4, -1, 0, &e), 0);
+    assert_int_equal(eventq_init(&q, 16), 0);
+    int f = net_flow_new(&net, 0, 1, 1e8, 0, 0);
+    assert_int_equal(eventq_push(&q, cost_ns(0.010), 2, f, 0), 0);
+    assert_int_equal(eventq_push(&q, cost_ns(0.5), 4, 0, 0), 0);
+    event ev;
+    int64_t end = -1;
+    while (eventq_pop(&q, &ev)) {
+        if (ev.kind == 2)
+            net_flow_start(&net, f, ev.time, &q, 3);
+        else if (ev.kind == 4)
+            net_set_capacity(&net, net_wan_resource(&net, 0, 1), 0.5 * 125e6, ev.time, &q, 3);
+        else if (net_flow_done_event(&net, ev.id, ev.version, ev.time, &q, 3) == 1)
+            end = ev.time;
+    }
+    assert_true(rel_diff(end * 1e-9, 1.12) < 1e-9);
+    eventq_free(&q);
+    net_free(&net);
+    topo_free(&t);
+}
+
+static void test_bubbletea(void **state)
+{
+    (void)state;
+    world w;
+    load_world(&w, FIXTURES "/one-node.json", FIXTURES "/tiny-model.json", 16, 1024,
+               FIXTURES "/one-node-gpipe.plan.json");
+    sim_options o;
+    sim_options_default(&o);
+    sim_detail d;
+    run(&w, &o, &d);
+    int64_t T = d.tm.iteration_ns;
+    prefill_opts po = {.guard_s = 1e-4, .chunk_tokens = 256, .seed = 3};
+    gt_err e;
+    assert_int_equal(model_resolve("llama3-8b", &po.model, &e), 0);
+    prefill_result pf;
+    if (prefill_fill(&w.t, &w.j, &w.p, &d, &po, &pf, &e))
+        fail_msg("%s", e.msg);
+    assert_true(pf.nplaced > 0);
+    double sum = 0;
+    for (int i = 0; i < pf.nplaced; i++) {
+        const prefill_piece *pc = &pf.placed[i];
+        assert_true(pc->start >= 0 && pc->end <= T);
+        /* never overlaps a training op of its GPU */
+        for (int id = d.w.lanes[pc->lane].first_op; id >= 0; id = d.w.ops[id].next_on_lane)
+            assert_true(pc->end <= d.tm.ops[id].start || pc->start >= d.tm.ops[id].end);
+        const lane_time *lt = &d.tm.lanes[pc->lane];
+        assert_true(pc->end <= lt->opt_start || pc->start >= lt->opt_end);
+        sum += (pc->end - pc->start) * 1e-9;
+    }
+    assert_true(rel_diff(sum, pf.filled_s) < 1e-9);
+    /* filled time never exceeds the idle + comm time it fills */
+    double spare = 0;
+    for (int l = 0; l < d.w.nlanes; l++)
+        spare += (d.acc[l].idle_ns + d.acc[l].comm_ns) * 1e-9;
+    assert_true(sum <= spare);
+    assert_true(pf.util_after > pf.util_before);
+    assert_int_equal(d.tm.iteration_ns, T); /* training untouched */
+    prefill_free(&pf);
+    sim_detail_free(&d);
+    free_world(&w);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_agree_one_node),    cmocka_unit_test(test_agree_interleaved),
+        cmocka_unit_test(test_agree_worldwide),   cmocka_unit_test(test_shared_never_faster),
+        cmocka_unit_test(test_deterministic),     cmocka_unit_test(test_timeline),
+        cmocka_unit_test(test_temporal_two_pipelines), cmocka_unit_test(test_bandwidth_step),
+        cmocka_unit_test(test_bubbletea),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
