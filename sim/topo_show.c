@@ -8,7 +8,7 @@
 
 static void print_sites(const topology *t, FILE *out)
 {
-    fprintf(out, "%-14s %-22s %5s %5s %9s %8s %7s  %s\n", "site", "region", "nodes", "gpus",
+    fprintf(out, "%-16s %-20s %5s %5s %9s %8s %7s  %s\n", "site", "region", "nodes", "gpus",
                  "PFLOPS", "mem GiB", "gCO2/kWh", "GPU types");
     for (int s = 0; s < t->nsites; s++) {
         const topo_site *st = &t->sites[s];
@@ -21,7 +21,7 @@ static void print_sites(const topology *t, FILE *out)
             if (t->gpus[g].type < 256)
                 count[t->gpus[g].type]++;
         }
-        fprintf(out, "%-14s %-22s %5d %5d %9.2f %8.0f %7.0f  ", st->id,
+        fprintf(out, "%-16s %-20s %5d %5d %9.2f %8.0f %7.0f  ", st->id,
                 *st->region ? st->region : "-", st->nnodes, st->ngpus, flops / 1e15,
                 mem / 1073741824.0, st->carbon_g_per_kwh);
         for (int k = 0; k < t->ntypes && k < 256; k++)
