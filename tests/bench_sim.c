@@ -4,6 +4,7 @@
  *   2. one iteration of a 1,024-GPU plan (32 x 32, 128 microbatches each)
  *      on a world-wide topology with shared WAN links          [< 1 s], peak RSS
  *   3. estimator evaluations of a 64-GPU plan per second      [>= 100,000/s] */
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,6 +161,8 @@ static void bench_estimator(void)
 
 int main(void)
 {
+    mallopt(M_MMAP_THRESHOLD, 256 << 20); /* as geotrain's main does */
+    mallopt(M_TRIM_THRESHOLD, 512 << 20);
     bench_eventq();
     bench_1024();
     bench_estimator();
