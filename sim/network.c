@@ -104,6 +104,8 @@ int net_flow_new(network *n, int a, int b, double bytes, double priority, int64_
     f->bytes = f->remaining = bytes;
     f->priority = priority;
     f->start = now;
+    f->sched = -1;
+    f->finish = INT64_MAX;
     f->wan_res = f->wan_a = f->wan_b = NONE;
     f->cap = INFINITY;
     f->slot = 0;
@@ -272,6 +274,10 @@ static void progressive_fill(network *n, int nr, int nf, double *new_rate)
     }
 }
 
+/* Settle the bytes moved at the old rate and set the new rate. A pending
+ * completion event is kept when the new finish time is later (it will be
+ * pushed back when it fires): rates mostly drop when flows join, and this
+ * keeps stale events out of the heap. */
 static int reschedule(network *n, int id, double rate, int64_t now, eventq *q, int ev_kind)
 {
     net_flow *f = &n->flows[id];
@@ -282,10 +288,16 @@ static int reschedule(network *n, int id, double rate, int64_t now, eventq *q, i
         f->remaining = 0;
     f->rate = rate;
     f->last_update = now;
-    f->version++;
-    if (rate <= 0)
+    if (rate <= 0) {
+        f->finish = INT64_MAX;
         return 0;
-    return eventq_push(q, now + cost_ns(f->remaining / rate), ev_kind, id, f->version);
+    }
+    f->finish = now + cost_ns(f->remaining / rate);
+    if (f->sched >= 0 && f->sched <= f->finish)
+        return 0;
+    f->version++;
+    f->sched = f->finish;
+    return eventq_push(q, f->finish, ev_kind, id, f->version);
 }
 
 static int recompute(network *n, const int *seed_res, int nseed, int64_t now, eventq *q,
@@ -356,6 +368,7 @@ int net_flow_start(network *n, int id, int64_t now, eventq *q, int ev_kind)
     f->rate = 0;
     if (f->bytes <= 0) {
         f->version++;
+        f->finish = f->sched = now;
         return eventq_push(q, now, ev_kind, id, f->version);
     }
     if (f->wan_res >= 0 && n->res[f->wan_res].temporal) {
@@ -377,6 +390,14 @@ int net_flow_done_event(network *n, int id, uint32_t version, int64_t now, event
     net_flow *f = &n->flows[id];
     if (version != f->version || f->done)
         return 0;
+    f->sched = -1;
+    if (now < f->finish) { /* the rate dropped since this event was pushed */
+        if (f->finish == INT64_MAX)
+            return 0; /* stalled (temporal queue or zero capacity) */
+        f->version++;
+        f->sched = f->finish;
+        return eventq_push(q, f->finish, ev_kind, id, f->version) ? -1 : 0;
+    }
     f->done = true;
     f->end = now;
     f->remaining = 0;

@@ -37,6 +37,8 @@ typedef struct net_flow {
     double bytes, remaining, rate;
     double priority;      /* temporal order: lower first */
     int64_t start, bytes_start, end, last_update;
+    int64_t finish;       /* completion time at the current rate */
+    int64_t sched;        /* time of the pending completion event, -1 if none */
     uint32_t version;
     bool joined, waiting, done;
     int owner_kind, owner_id;
