@@ -44,7 +44,7 @@ BENCH_SRC:= $(sort $(wildcard tests/bench_*.c))
 BENCH_BIN:= $(BENCH_SRC:tests/%.c=$(BUILD)/tests/%)
 DEPS_OK  := $(BUILD)/.deps-ok
 
-.PHONY: all deps test test-unit test-asan bench experiments plots install clean memcheck fuzz
+.PHONY: all deps test test-unit test-asan test-clang build-asan/geotrain-asan-tests bench experiments plots install clean memcheck fuzz
 
 all: $(BIN)
 
@@ -70,7 +70,14 @@ $(BUILD)/tests/%: tests/%.c $(LIB) tests/testutil.h
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(shell pkg-config --cflags cmocka) -o $@ $< $(LIB) \
 	    $(shell pkg-config --libs cmocka) $(LDLIBS)
 
-test: test-unit test-asan
+test: test-unit test-asan test-clang
+
+# Warnings are errors with both compilers: build everything with clang too.
+test-clang: $(DEPS_OK)
+	@if command -v clang >/dev/null 2>&1; then \
+	    echo "== clang build (-Werror) =="; \
+	    $(MAKE) --no-print-directory -s BUILD=build-clang CC=clang build-clang/libgeotrain.a build-clang/geotrain.o >/dev/null && echo "clang build: ok"; \
+	else echo "clang not installed: skipping the clang build"; fi
 
 test-unit: $(BIN) $(TEST_BIN)
 	@sh tests/run.sh $(BUILD)/tests
@@ -107,6 +114,6 @@ install: $(BIN)
 	cp -r traces $(DESTDIR)$(PREFIX)/share/geotrain/
 
 clean:
-	rm -rf build build-asan build-fuzz $(BIN)
+	rm -rf build build-asan build-clang build-fuzz $(BIN)
 
 -include $(LIB_OBJ:.o=.d) $(BUILD)/geotrain.d

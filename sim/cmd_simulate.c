@@ -225,7 +225,13 @@ int cmd_simulate(int argc, char **argv)
         topo_free(&t);
         return cli_input_error(&e);
     }
-    int rc = run(&a, &t, &j, &p, &e) ? cli_input_error(&e) : EXIT_OK;
+    int rc;
+    if (plan_check(&p, &t, &j, &e)) {
+        fprintf(stderr, "error: %s: %s\n", a.plan, e.msg);
+        rc = EXIT_INPUT;
+    } else {
+        rc = run(&a, &t, &j, &p, &e) ? cli_input_error(&e) : EXIT_OK;
+    }
     plan_free(&p);
     topo_free(&t);
     return rc;

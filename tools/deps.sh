@@ -17,8 +17,7 @@ command -v gnuplot >/dev/null 2>&1 || missing="$missing gnuplot-nox"
 command -v python3 >/dev/null 2>&1 || missing="$missing python3"
 case "${CC:-cc}" in
     *clang*) command -v clang >/dev/null 2>&1 || missing="$missing clang"
-             [ -e /usr/lib/llvm-14/lib/libomp.so ] || ls /usr/lib/llvm-*/lib/libomp.so >/dev/null 2>&1 \
-                 || missing="$missing libomp-dev" ;;
+             ls /usr/lib/llvm-*/lib/libomp.so >/dev/null 2>&1 || missing="$missing libomp-dev" ;;
 esac
 
 [ -z "$missing" ] && exit 0
