@@ -15,7 +15,9 @@ const char CLI_JOB_HELP[] =
     "  --microbatch b         microbatch size for planners (default 1)\n"
     "  --seq S                sequence length (default: the model's)\n"
     "  --recompute none|full  activation recomputation (default none)\n"
-    "  --opt-bytes N          bytes per parameter of training state (default 16)\n";
+    "  --opt-bytes N          bytes per parameter of training state (default 16)\n"
+    "  --profile FILE         measured per-layer times overriding the FLOP formula\n"
+    "                         (format in traces/README.md)\n";
 
 void cli_init(cli_common *c, const char *cmd)
 {
@@ -101,6 +103,8 @@ int cli_take_common(cli_common *c, int argc, char **argv, int *i)
     if (!strcmp(a, "--opt-bytes"))
         return cli_value(c->cmd, argc, argv, i, &v) ||
                        cli_double(c->cmd, a, v, 1, 1024, &c->opt_bytes) ? -1 : 1;
+    if (!strcmp(a, "--profile"))
+        return cli_value(c->cmd, argc, argv, i, &c->profile_path) ? -1 : 1;
     if (!strcmp(a, "--recompute")) {
         if (cli_value(c->cmd, argc, argv, i, &v))
             return -1;
@@ -124,7 +128,12 @@ int cli_load_topology(const cli_common *c, topology *t, gt_err *e)
     return topo_load(t, c->topo_path, NULL, e);
 }
 
-int cli_load_job(const cli_common *c, job *j, gt_err *e)
+void cli_free(cli_common *c)
+{
+    profile_free(&c->prof);
+}
+
+int cli_load_job(cli_common *c, job *j, gt_err *e)
 {
     if (!c->model_arg)
         return gt_fail(e, "no model given (-m MODEL)");
@@ -144,6 +153,16 @@ int cli_load_job(const cli_common *c, job *j, gt_err *e)
         j->recompute = (recompute_kind)c->recompute;
     if (c->opt_bytes > 0)
         j->opt_bytes_per_param = c->opt_bytes;
+    if (c->profile_path) {
+        gpu_catalog cat;
+        if (gpu_catalog_load_default(&cat, e))
+            return -1;
+        int rc = profile_load(c->profile_path, &cat, &c->prof, e);
+        gpu_catalog_free(&cat);
+        if (rc)
+            return -1;
+        j->profile = &c->prof;
+    }
     if (j->batch % j->microbatch)
         return gt_fail(e, "batch %d is not a multiple of microbatch %d", j->batch,
                        j->microbatch);

@@ -8,6 +8,7 @@
 #include "error.h"
 #include "job.h"
 #include "topology.h"
+#include "trace.h"
 
 enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2 };
 
@@ -18,6 +19,8 @@ typedef struct cli_common {
     long batch, microbatch, seq, iterations;   /* -1 = not given */
     int recompute;                             /* -1 = not given */
     double opt_bytes;                          /* <= 0 = not given */
+    const char *profile_path;                  /* --profile FILE */
+    profile prof;                              /* loaded by cli_load_job */
 } cli_common;
 
 void cli_init(cli_common *c, const char *cmd);
@@ -39,7 +42,9 @@ int cli_double(const char *cmd, const char *opt, const char *s, double lo, doubl
 
 /* Load the topology (if -t was given) and the job (if -m was given). */
 int cli_load_topology(const cli_common *c, topology *t, gt_err *e);
-int cli_load_job(const cli_common *c, job *j, gt_err *e);
+int cli_load_job(cli_common *c, job *j, gt_err *e);
+/* Release what cli_load_job loaded (the profile). */
+void cli_free(cli_common *c);
 
 /* The JOB options block for --help texts. */
 extern const char CLI_JOB_HELP[];

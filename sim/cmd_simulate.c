@@ -234,5 +234,6 @@ int cmd_simulate(int argc, char **argv)
     }
     plan_free(&p);
     topo_free(&t);
+    cli_free(&a.c);
     return rc;
 }

@@ -3,6 +3,8 @@
 
 #include <math.h>
 
+#include "trace.h"
+
 /* Norm parameters: LayerNorm has a gain and a bias, RMSNorm a gain. */
 static double norm_params(const model_spec *m)
 {
@@ -117,18 +119,61 @@ static double tp_bytes(const job *j, int b, int first, int last)
     return 2.0 * (last - first + 1) * cost_activation_bytes(j, b);
 }
 
+/* Seconds of one pass of a stage from a per-layer profile (DESIGN 4: a
+ * profile overrides the formula); parts without a profile row use the
+ * formula. Returns -1 when the profile has no `layer` row for this key. */
+static double profiled_s(const job *j, const gpu_type *g, int b, int first, int last, int bwd)
+{
+    const profile *p = j->profile;
+    const model_spec *m = &j->model;
+    if (!p)
+        return -1;
+    const profile_row *layer = profile_find(p, g->id, m->id, LAYER_BLOCK, b, j->seq);
+    if (!layer)
+        return -1;
+    double eff = g->peak_flops * g->efficiency;
+    double t = (last - first + 1) * (bwd ? layer->bwd_ns : layer->fwd_ns) * 1e-9;
+    if (bwd && j->recompute == RECOMPUTE_FULL)
+        t += (last - first + 1) * layer->fwd_ns * 1e-9;
+    if (first == 0) {
+        const profile_row *emb = profile_find(p, g->id, m->id, LAYER_EMBEDDING, b, j->seq);
+        if (emb)
+            t += (bwd ? emb->bwd_ns : emb->fwd_ns) * 1e-9;
+    }
+    if (last == m->layers - 1) {
+        const profile_row *head = profile_find(p, g->id, m->id, LAYER_HEAD, b, j->seq);
+        double f = cost_head_fwd_flops(m, b, j->seq);
+        t += head ? (bwd ? head->bwd_ns : head->fwd_ns) * 1e-9 : (bwd ? 2 * f : f) / eff;
+    }
+    return t;
+}
+
+static int64_t stage_ns(const job *j, const gpu_type *g, int tp, int b, int first, int last,
+                        double freq_scale, int bwd)
+{
+    double prof = profiled_s(j, g, b, first, last, bwd);
+    if (prof < 0)
+        return cost_compute_ns(g, bwd ? cost_stage_bwd_flops(j, b, first, last)
+                                      : cost_stage_fwd_flops(j, b, first, last),
+                               tp, tp_bytes(j, b, first, last), freq_scale);
+    /* a profile is measured without tensor parallelism: split the work and
+     * add the all-reduces as the formula does */
+    double t = prof / freq_scale / tp;
+    if (tp > 1)
+        t += tp_bytes(j, b, first, last) * 2.0 * (tp - 1) / tp / g->link_bw;
+    return cost_ns(t);
+}
+
 int64_t cost_stage_fwd_ns(const job *j, const gpu_type *g, int tp, int b, int first, int last,
                           double freq_scale)
 {
-    return cost_compute_ns(g, cost_stage_fwd_flops(j, b, first, last), tp,
-                           tp_bytes(j, b, first, last), freq_scale);
+    return stage_ns(j, g, tp, b, first, last, freq_scale, 0);
 }
 
 int64_t cost_stage_bwd_ns(const job *j, const gpu_type *g, int tp, int b, int first, int last,
                           double freq_scale)
 {
-    return cost_compute_ns(g, cost_stage_bwd_flops(j, b, first, last), tp,
-                           tp_bytes(j, b, first, last), freq_scale);
+    return stage_ns(j, g, tp, b, first, last, freq_scale, 1);
 }
 
 int64_t cost_optimizer_ns(const gpu_type *g, double params_held)

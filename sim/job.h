@@ -16,6 +16,7 @@ typedef struct job {
     double opt_bytes_per_param; /* weights+grads+optimizer state, default 16 */
     recompute_kind recompute;
     int iterations;         /* iterations to simulate */
+    const struct profile *profile; /* measured per-layer times (traces/), or NULL */
 } job;
 
 /* Defaults: batch 1024 (or what the model's published setup uses), b = 1,

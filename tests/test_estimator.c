@@ -10,6 +10,7 @@
 #include "sim/estimator.h"
 #include "sim/timing.h"
 #include "sim/workload.h"
+#include "sim/trace.h"
 
 /* S identical A100s in one node of a topology whose GPU link is made huge so
  * that transfers are negligible (1 ns each at most). */
@@ -160,12 +161,51 @@ static void test_ring_closed_form(void **state)
     }
 }
 
+/* The shipped example profile was computed from the formula: with it, stage
+ * op times equal the formula's to the 0.1 us the file prints per layer. */
+static void test_profile_overrides_formula(void **state)
+{
+    (void)state;
+    gt_err e;
+    model_spec m;
+    assert_int_equal(model_resolve("gpt3-xl", &m, &e), 0);
+    job j;
+    job_defaults(&j, &m);
+    j.seq = 2048;
+    profile prof;
+    if (profile_load("traces/profiles/example_gpt3_1_3b.csv", NULL, &prof, &e))
+        fail_msg("%s", e.msg);
+    gpu_catalog cat;
+    assert_int_equal(gpu_catalog_load_default(&cat, &e), 0);
+    const gpu_type *g = &cat.types[gpu_catalog_find(&cat, "a100_sxm_80gb")];
+    int first = 20, last = 23, layers = last - first + 1;
+    int64_t f0 = cost_stage_fwd_ns(&j, g, 1, 1, first, last, 1.0);
+    int64_t b0 = cost_stage_bwd_ns(&j, g, 1, 1, first, last, 1.0);
+    j.profile = &prof;
+    int64_t f1 = cost_stage_fwd_ns(&j, g, 1, 1, first, last, 1.0);
+    int64_t b1 = cost_stage_bwd_ns(&j, g, 1, 1, first, last, 1.0);
+    assert_true(llabs(f1 - f0) <= 100 * (layers + 1));
+    assert_true(llabs(b1 - b0) <= 100 * (layers + 1));
+    /* a profile that says "twice as slow" doubles the layer part */
+    for (int i = 0; i < prof.n; i++) {
+        prof.rows[i].fwd_ns *= 2;
+        prof.rows[i].bwd_ns *= 2;
+    }
+    int64_t f2 = cost_stage_fwd_ns(&j, g, 1, 1, 0, 3, 1.0);
+    j.profile = NULL;
+    int64_t f3 = cost_stage_fwd_ns(&j, g, 1, 1, 0, 3, 1.0);
+    assert_true(llabs(f2 - 2 * f3) <= 800);
+    profile_free(&prof);
+    gpu_catalog_free(&cat);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gpipe_makespan),
         cmocka_unit_test(test_1f1b_makespan),
         cmocka_unit_test(test_ring_closed_form),
+        cmocka_unit_test(test_profile_overrides_formula),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
