@@ -31,6 +31,8 @@ LDLIBS   += $(PKG_LIBS) -lm $(OMP)
 ifeq ($(MPI),1)
   CC := mpicc
   CFLAGS += -DGT_MPI=1
+  # MPI objects differ (GT_MPI): keep them, and the deps stamp, apart
+  BUILD := $(BUILD)-mpi
 endif
 
 LIB_SRC  := $(sort $(wildcard sim/*.c planner/*.c planner/baselines/*.c topologies/*.c \
@@ -99,7 +101,7 @@ bench: $(BIN) $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do ./$$b || exit 1; done
 
 experiments: $(BIN)
-	@sh experiments/run.sh
+	@QUICK=$(QUICK) ONLY=$(ONLY) sh experiments/run.sh
 
 plots:
 	@sh plots/render.sh
@@ -114,6 +116,6 @@ install: $(BIN)
 	cp -r traces $(DESTDIR)$(PREFIX)/share/geotrain/
 
 clean:
-	rm -rf build build-asan build-clang build-fuzz $(BIN)
+	rm -rf build build-asan build-clang build-fuzz build-mpi $(BIN)
 
 -include $(LIB_OBJ:.o=.d) $(BUILD)/geotrain.d
