@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "experiments/study.h"
+#include "planner/commands.h"
 #include "sim/cli.h"
 #include "sim/commands.h"
 #include "topologies/gen.h"
@@ -20,7 +22,10 @@ static const command COMMANDS[] = {
     {"topo gen", cmd_topo_gen, "generate a topology on real regions (seeded; measured WAN + fit)"},
     {"model show", cmd_model_show, "parameters, FLOPs per iteration, memory, transfer sizes"},
     {"plan check", cmd_plan_check, "check a plan against a topology and job"},
+    {"plan", cmd_plan, "choose GPUs, shape, placement and layer cuts for a job"},
     {"simulate", cmd_simulate, "replay a plan: iteration time, joules, utilisation, timeline"},
+    {"compare", cmd_compare, "run planners on one topology and job, replay and tabulate"},
+    {"study", cmd_study, "generated topologies x planners x seeds, replayed: one CSV row each"},
 };
 
 static void usage(FILE *out)

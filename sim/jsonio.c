@@ -26,10 +26,26 @@ int jdoc_parse(jdoc *d, const char *name, const char *buf, size_t len, gt_err *e
         jdoc_free(d);
         return gt_fail(e, "%s:1:1: empty file, expected a JSON object", name);
     }
+    /* Jansson reads a NUL byte as the end of the text ("... expected near end
+     * of file"); JSON text never holds one, so say what the input is. */
+    const char *nul = memchr(d->text, '\0', len);
+    if (nul) {
+        int line = 1, col = 1;
+        for (const char *c = d->text; c < nul; c++, col++)
+            if (*c == '\n') {
+                line++;
+                col = 0;
+            }
+        gt_fail(e, "%s:%d:%d: binary data (NUL byte), expected JSON text", name, line, col);
+        jdoc_free(d);
+        return -1;
+    }
     json_error_t je;
     d->root = json_loadb(d->text, len, JSON_REJECT_DUPLICATES, &je);
     if (!d->root) {
-        gt_fail(e, "%s:%d:%d: invalid JSON: %s", name, je.line, je.column, je.text);
+        /* positions are 1-based; Jansson gives column 0 for a bad first byte */
+        gt_fail(e, "%s:%d:%d: invalid JSON: %s", name, je.line > 0 ? je.line : 1,
+                je.column > 0 ? je.column : 1, je.text);
         jdoc_free(d);
         return -1;
     }

@@ -152,36 +152,35 @@ int model_validate(const model_spec *m, const char *where, gt_err *e)
     return 0;
 }
 
-int model_load_json(const char *path, model_spec *m, gt_err *e)
+/* The fields of a model document already parsed into d (d->path names it). */
+static int model_from_doc(const jdoc *d, model_spec *m, gt_err *e)
 {
     static const char *const keys[] = {"id",   "layers", "hidden", "heads", "kv_heads",
                                        "ffn",  "vocab",  "seq_len", "gated_mlp",
                                        "tied_embeddings", "bias", "norm", "learned_pos",
                                        "params_published", "source", NULL};
-    jdoc d;
-    if (jdoc_load(&d, path, e))
-        return -1;
+    const char *path = d->path;
     memset(m, 0, sizeof *m);
-    json_t *o = d.root;
+    json_t *o = d->root;
     long heads = 0, kv, v[6];
     static const char *ints[] = {"layers", "hidden", "heads", "ffn", "vocab", "seq_len"};
-    int rc = jdoc_keys(&d, o, "", keys, e);
+    int rc = jdoc_keys(d, o, "", keys, e);
     if (!rc)
-        rc = jdoc_str(&d, o, "", "id", 0, "inline", m->id, sizeof m->id, e);
+        rc = jdoc_str(d, o, "", "id", 0, "inline", m->id, sizeof m->id, e);
     for (int i = 0; i < 6 && !rc; i++) {
         long hi = i == 0 ? 100000 : 100000000;
-        rc = jdoc_int(&d, o, "", ints[i], 1, 1, hi, 0, &v[i], e);
+        rc = jdoc_int(d, o, "", ints[i], 1, 1, hi, 0, &v[i], e);
     }
     if (!rc) {
         heads = v[2];
-        rc = jdoc_int(&d, o, "", "kv_heads", 0, 1, heads, heads, &kv, e);
+        rc = jdoc_int(d, o, "", "kv_heads", 0, 1, heads, heads, &kv, e);
     }
     double pub = 0;
     if (!rc)
-        rc = jdoc_num(&d, o, "", "params_published", 0, 0, 1e15, 0, &pub, e);
+        rc = jdoc_num(d, o, "", "params_published", 0, 0, 1e15, 0, &pub, e);
     char norm[16] = "layernorm";
     if (!rc)
-        rc = jdoc_str(&d, o, "", "norm", 0, "layernorm", norm, sizeof norm, e);
+        rc = jdoc_str(d, o, "", "norm", 0, "layernorm", norm, sizeof norm, e);
     static const char *flags[] = {"gated_mlp", "tied_embeddings", "bias", "learned_pos"};
     bool fv[4] = {false, false, true, true};
     for (int i = 0; i < 4 && !rc; i++) {
@@ -193,10 +192,10 @@ int model_load_json(const char *path, model_spec *m, gt_err *e)
         else if (json_is_integer(b) && (json_integer_value(b) == 0 || json_integer_value(b) == 1))
             fv[i] = json_integer_value(b) == 1;
         else
-            rc = jdoc_fail(&d, e, flags[i], "expected true/false");
+            rc = jdoc_fail(d, e, flags[i], "expected true/false");
     }
     if (!rc && strcmp(norm, "layernorm") && strcmp(norm, "rmsnorm"))
-        rc = jdoc_fail(&d, e, "norm", "expected \"layernorm\" or \"rmsnorm\" (got \"%s\")",
+        rc = jdoc_fail(d, e, "norm", "expected \"layernorm\" or \"rmsnorm\" (got \"%s\")",
                        norm);
     if (!rc) {
         m->layers = (int)v[0];
@@ -214,6 +213,25 @@ int model_load_json(const char *path, model_spec *m, gt_err *e)
         m->params_published = pub;
         rc = model_validate(m, path, e);
     }
+    return rc;
+}
+
+int model_load_json(const char *path, model_spec *m, gt_err *e)
+{
+    jdoc d;
+    if (jdoc_load(&d, path, e))
+        return -1;
+    int rc = model_from_doc(&d, m, e);
+    jdoc_free(&d);
+    return rc;
+}
+
+int model_parse_json(const char *name, const char *buf, size_t len, model_spec *m, gt_err *e)
+{
+    jdoc d;
+    if (jdoc_parse(&d, name, buf, len, e))
+        return -1;
+    int rc = model_from_doc(&d, m, e);
     jdoc_free(&d);
     return rc;
 }

@@ -6,6 +6,7 @@
 #define GT_MODEL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include "error.h"
 
 typedef enum { NORM_LAYERNORM, NORM_RMSNORM } norm_kind;
@@ -29,6 +30,8 @@ int model_catalog_lookup(const char *path, const char *id, model_spec *m, gt_err
 /* All catalog rows (for tests and `model list`); caller frees *out. */
 int model_catalog_load(const char *path, model_spec **out, int *n, gt_err *e);
 int model_load_json(const char *path, model_spec *m, gt_err *e);
+/* The same from a buffer (tests, fuzzers); `name` stands in for the path. */
+int model_parse_json(const char *name, const char *buf, size_t len, model_spec *m, gt_err *e);
 /* Semantic checks shared by both readers (heads divide hidden, ...). */
 int model_validate(const model_spec *m, const char *where, gt_err *e);
 

@@ -74,10 +74,13 @@ static int check_batch(const plan *p, const job *j, gt_err *e)
     long long total = 0;
     for (int pi = 0; pi < p->npipes; pi++)
         total += p->pipes[pi].microbatches;
-    if (total * p->microbatch_size != j->batch)
-        return gt_fail(e, "microbatches add up to %lld x microbatch_size %d = %lld sequences, "
+    /* total * microbatch_size can pass 2^63 (1e5 pipelines x 1e8 microbatches
+     * x 1e6): multiply in double, exact up to 2^53, far above any int batch */
+    double seqs = (double)total * p->microbatch_size;
+    if (seqs != j->batch)
+        return gt_fail(e, "microbatches add up to %lld x microbatch_size %d = %.0f sequences, "
                           "but the job's batch is %d",
-                       total, p->microbatch_size, total * p->microbatch_size, j->batch);
+                       total, p->microbatch_size, seqs, j->batch);
     return 0;
 }
 

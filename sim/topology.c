@@ -9,6 +9,9 @@
 #include "jsonio.h"
 
 #define GBPS 125000000.0   /* bytes/s in one Gbit/s */
+/* The WAN matrix holds nsites^2 topo_links of ~456 bytes each (4096 sites =
+ * 7.6 GB from a 400 kB file): refuse more sites than this (478 MB). */
+#define SITE_LIMIT (TOPO_MAX_SITES < 1024 ? TOPO_MAX_SITES : 1024)
 
 static const char *const TOP_KEYS[] = {"name", "sources", "sites", "links", "default_wan",
                                        "tcp", "description", "wan_j_per_byte",
@@ -71,6 +74,12 @@ static int count_site(const jdoc *d, json_t *site, const char *sp, long *nodes, 
     json_t *arr;
     if (get_array(d, site, sp, "nodes", 1, &arr, e))
         return -1;
+    if (json_array_size(arr) == 0) {
+        char jp[300];
+        snprintf(jp, sizeof jp, "%s.nodes", sp);
+        return jdoc_fail(d, e, jp, "a site needs at least one node with GPUs (a site "
+                                   "without GPUs cannot take part; remove it)");
+    }
     size_t i;
     json_t *n;
     json_array_foreach(arr, i, n) {
@@ -228,8 +237,15 @@ static int link_num(const jdoc *d, json_t *l, const char *lp, const char *key, c
                          b, key);
     if (!json_is_number(v))
         return jdoc_fail(d, e, jp, "link \"%s\"->\"%s\": %s must be a number", a, b, key);
-    return jdoc_fail(d, e, jp, "link \"%s\"->\"%s\": %s must be %s %g (got %g)", a, b, key,
-                     lo > 0 ? ">" : ">=", lo > 0 ? 0.0 : lo, json_number_value(v));
+    double x = json_number_value(v);
+    if (lo > 0 && x <= 0)
+        return jdoc_fail(d, e, jp, "link \"%s\"->\"%s\": %s must be > 0 (got %g)", a, b, key,
+                         x);
+    if (x < lo)
+        return jdoc_fail(d, e, jp, "link \"%s\"->\"%s\": %s must be >= %g (got %g)", a, b,
+                         key, lo, x);
+    return jdoc_fail(d, e, jp, "link \"%s\"->\"%s\": %s must be <= 1e+07 (got %g)", a, b,
+                     key, x);
 }
 
 static int parse_link(const jdoc *d, json_t *l, const char *lp, topology *t, gt_err *e)
@@ -368,8 +384,9 @@ static int parse_doc(const jdoc *d, topology *t, gt_err *e)
     size_t ns = json_array_size(sites);
     if (ns == 0)
         return jdoc_fail(d, e, "sites", "expected at least one site");
-    if (ns > TOPO_MAX_SITES)
-        return jdoc_fail(d, e, "sites", "more than %d sites", TOPO_MAX_SITES);
+    if (ns > SITE_LIMIT)
+        return jdoc_fail(d, e, "sites", "%zu sites, more than the limit of %d", ns,
+                         SITE_LIMIT);
     long nodes = 0, gpus = 0;
     size_t i;
     json_t *s;

@@ -13,7 +13,7 @@
 #include "error.h"
 
 #define TOPO_MAX_GPUS 200000   /* refuse larger topologies with this limit named */
-#define TOPO_MAX_SITES 4096
+#define TOPO_MAX_SITES 1024   /* the site x site link matrix stays under ~0.5 GB */
 
 typedef enum { WAN_FAIR = 0, WAN_TEMPORAL = 1 } wan_policy;
 

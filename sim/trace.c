@@ -125,14 +125,19 @@ static int read_time(const csv_reader *r, int col, int64_t *t_ns, double *t_s, g
 }
 
 /* A number that must be > 0, with the sign problem named (not just a range). */
-static int read_positive(const csv_reader *r, int col, const char *what, double *out,
-                         gt_err *e)
+/* A value in (0, hi], at least `lo` (bandwidth: the topology's range,
+ * 1e-9 .. 1e7 Gbps; times: at least 1 ns so no op rounds to zero). */
+static int read_positive(const csv_reader *r, int col, const char *what, double lo, double hi,
+                         double *out, gt_err *e)
 {
     if (csv_double(r, col, -DBL_MAX, DBL_MAX, 0, 0, out, e))
         return -1;
     if (*out <= 0)
         return gt_fail(e, "%s:%d: column '%s': %s must be > 0 (got %g)", r->path, r->line,
                        r->head[col], what, *out);
+    if (*out < lo || *out > hi)
+        return gt_fail(e, "%s:%d: column '%s': %s must be in [%g, %g] (got %g)", r->path,
+                       r->line, r->head[col], what, lo, hi, *out);
     return 0;
 }
 
@@ -164,7 +169,7 @@ static int bw_row(const csv_reader *r, const int *col, bwtrace *tr, int *cap, do
 {
     int64_t t_ns;
     double t_s, gbps;
-    if (read_time(r, col[0], &t_ns, &t_s, e) || read_positive(r, col[1], "bandwidth",
+    if (read_time(r, col[0], &t_ns, &t_s, e) || read_positive(r, col[1], "bandwidth", 1e-9, 1e7,
                                                                &gbps, e))
         return -1;
     if (tr->n == 0 && t_ns != 0)
@@ -447,8 +452,8 @@ static int prof_fields(const csv_reader *r, const int *col, const gpu_catalog *c
         read_text(r, col[1], row->model, sizeof row->model, e) ||
         kind_of(r, col[2], &row->kind, e) || csv_long(r, col[3], 1, 10000000, &b, e) ||
         csv_long(r, col[4], 1, 10000000, &seq, e) ||
-        read_positive(r, col[5], "forward time", &fwd, e) ||
-        read_positive(r, col[6], "backward time", &bwd, e))
+        read_positive(r, col[5], "forward time", 1e-6, 1e9, &fwd, e) ||
+        read_positive(r, col[6], "backward time", 1e-6, 1e9, &bwd, e))
         return -1;
     if (cat && gpu_catalog_find(cat, row->gpu) < 0)
         return gt_fail(e, "%s:%d: column 'gpu': unknown GPU type '%s' (see "

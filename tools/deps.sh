@@ -15,6 +15,12 @@ need_pkg zlib zlib1g-dev
 need_pkg cmocka libcmocka-dev
 command -v gnuplot >/dev/null 2>&1 || missing="$missing gnuplot-nox"
 command -v python3 >/dev/null 2>&1 || missing="$missing python3"
+# Only for `make MPI=1` (make exports MPI from its command line): Open MPI's
+# compiler wrapper (mpicc) and launcher (mpirun). Plain builds never need MPI.
+if [ "${MPI:-0}" = 1 ]; then
+    command -v mpicc >/dev/null 2>&1 || missing="$missing libopenmpi-dev"
+    command -v mpirun >/dev/null 2>&1 || missing="$missing openmpi-bin"
+fi
 case "${CC:-cc}" in
     *clang*) command -v clang >/dev/null 2>&1 || missing="$missing clang"
              ls /usr/lib/llvm-*/lib/libomp.so >/dev/null 2>&1 || missing="$missing libomp-dev" ;;

@@ -1,0 +1,1301 @@
+/* study.c — random topology studies: the library part (study_run, see
+ * study.h for the runs, the CSV, resuming and MPI) and the `geotrain study`
+ * command (arguments, progress bar, Ctrl-C) at the end of the file. The
+ * SIGINT flag of the command is this file's one piece of global mutable
+ * state. */
+#include "study.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "planner/objective.h"
+#include "sim/atomic_file.h"
+#include "sim/cli.h"
+#include "sim/simulator.h"
+
+/* The columns (study.h); key columns and the input part are fixed below. */
+static const char HEADER[] =
+    "topology,topo_seed,topo_name,sites,gpus,gpu_mix,job,model,batch,microbatch,seq,planner,"
+    "seed,objective,status,iteration_time_s,energy_j,j_per_token,tokens_per_s,gpus_used,stages,"
+    "pipelines,objective_value,carbon_g,usd,evaluations,error,plan_time_s";
+enum { C_TOPO = 0, C_JOB = 6, C_PLANNER = 11, C_SEED = 12, C_STATUS = 14, NINPUT = 14,
+       NCOLS = 28 };
+#define ROW_CAP 4096
+#define MAX_RUNS 100000000L
+
+enum { TAG_ROW = 1, TAG_DONE = 2, TAG_FAIL = 3 };
+
+const char *study_header(void)
+{
+    return HEADER;
+}
+
+int study_column(const char *name)
+{
+    const char *p = HEADER;
+    size_t n = strlen(name);
+    for (int k = 0; *p; k++) {
+        const char *c = strchr(p, ',');
+        size_t len = c ? (size_t)(c - p) : strlen(p);
+        if (len == n && !strncmp(p, name, n))
+            return k;
+        if (!c)
+            break;
+        p = c + 1;
+    }
+    return -1;
+}
+
+/* --- CSV text ------------------------------------------------------------------ */
+
+typedef struct sbuf {
+    char *s;
+    size_t n, cap;
+} sbuf;
+
+static void sb_add(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_add(sbuf *b, const char *fmt, ...)
+{
+    if (b->n >= b->cap)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
+    va_end(ap);
+    b->n = k < 0 ? b->cap : b->n + (size_t)k;
+}
+
+/* A text field, quoted when it holds a comma, quote or line break. */
+static void sb_field(sbuf *b, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        sb_add(b, ",%s", s);
+        return;
+    }
+    sb_add(b, ",\"");
+    for (; *s; s++) {
+        if (*s == '"')
+            sb_add(b, "\"\"");
+        else
+            sb_add(b, "%c", *s == '\n' || *s == '\r' ? ' ' : *s);
+    }
+    sb_add(b, "\"");
+}
+
+static void sb_num(sbuf *b, bool ok, double v)
+{
+    if (ok && isfinite(v))
+        sb_add(b, ",%.9g", v);
+    else
+        sb_add(b, ",");
+}
+
+/* Split one line (no newline) into fields in place; returns the count, or -1
+ * on a broken quote. */
+static int split_csv(char *line, char **f, int max)
+{
+    int n = 0;
+    char *r = line, *w;
+    for (;;) {
+        if (n == max)
+            return -1;
+        f[n++] = w = r;
+        if (*r == '"') {
+            for (r++;; r++) {
+                if (!*r)
+                    return -1;
+                if (*r == '"' && r[1] == '"')
+                    *w++ = *r++;
+                else if (*r == '"')
+                    break;
+                else
+                    *w++ = *r;
+            }
+            r++;
+            if (*r && *r != ',')
+                return -1;
+        } else {
+            while (*r && *r != ',')
+                *w++ = *r++;
+        }
+        char end = *r;
+        *w = '\0';
+        if (!end)
+            return n;
+        r++;
+    }
+}
+
+/* --- the study's state -------------------------------------------------------------- */
+
+typedef struct topo_info {
+    bool ready;
+    unsigned long seed;
+    char name[128];
+    int sites, gpus;
+    char mix[512];           /* "h100_sxm:8 t4:8", catalog order */
+} topo_info;
+
+typedef struct study {
+    const study_spec *sp;
+    const gt_par *par;
+    topogen_data data;
+    objective ob;
+    const char *objtext;
+    long total;
+    unsigned char *done;     /* [total] */
+    topo_info *info;         /* [ntopos] */
+    int fd;                  /* rank 0: the CSV opened for appending */
+    study_summary *sum;
+    double t0;
+    char current[192];
+    gt_err fail;             /* rank 0: first failure reported by a rank */
+    bool failed;
+} study;
+
+typedef struct run_key {
+    int topo, job, planner, seed;   /* seed: 0-based index */
+} run_key;
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static long run_index(const study *s, run_key k)
+{
+    const study_spec *sp = s->sp;
+    return (((long)k.topo * sp->njobs + k.job) * sp->nplanners + k.planner) * sp->nseeds + k.seed;
+}
+
+static run_key run_key_of(const study *s, long idx)
+{
+    const study_spec *sp = s->sp;
+    run_key k;
+    k.seed = (int)(idx % sp->nseeds);
+    idx /= sp->nseeds;
+    k.planner = (int)(idx % sp->nplanners);
+    idx /= sp->nplanners;
+    k.job = (int)(idx % sp->njobs);
+    k.topo = (int)(idx / sp->njobs);
+    return k;
+}
+
+static void progress(study *s, bool finished)
+{
+    if (!s->sp->progress || s->par->rank != 0)
+        return;
+    study_progress p = {s->total, s->sum->skipped, s->sum->ran, now_s() - s->t0, s->current,
+                        finished};
+    s->sp->progress(s->sp->progress_ctx, &p);
+}
+
+/* --- topologies ----------------------------------------------------------------------- */
+
+static int gen_topo(const study *s, int i, topology *t, gt_err *e)
+{
+    topogen_opts o = s->sp->topo;
+    o.seed = s->sp->topo.seed + (unsigned long)i;
+    o.data = &s->data;
+    if (topo_generate(&o, t, e))
+        return gt_prefix(e, "topology %d (seed %lu)", i, o.seed);
+    return 0;
+}
+
+static void fill_info(topo_info *in, const topology *t, unsigned long seed)
+{
+    in->seed = seed;
+    snprintf(in->name, sizeof in->name, "%s", t->name);
+    in->sites = t->nsites;
+    in->gpus = t->ngpus;
+    sbuf b = {in->mix, 0, sizeof in->mix};
+    in->mix[0] = '\0';
+    for (int k = 0; k < t->ntypes; k++) {
+        int cnt = 0;
+        for (int g = 0; g < t->ngpus; g++)
+            cnt += t->gpus[g].type == k;
+        if (cnt)
+            sb_add(&b, "%s%s:%d", b.n ? " " : "", t->types[k].id, cnt);
+    }
+}
+
+/* The topology's input columns (generating it once). */
+static int topo_info_of(study *s, int i, gt_err *e)
+{
+    if (s->info[i].ready)
+        return 0;
+    topology t;
+    if (gen_topo(s, i, &t, e))
+        return -1;
+    fill_info(&s->info[i], &t, s->sp->topo.seed + (unsigned long)i);
+    s->info[i].ready = true;
+    topo_free(&t);
+    return 0;
+}
+
+static int write_topologies(study *s, gt_err *e)
+{
+    const char *dir = s->sp->topo_dir;
+    if (mkdir(dir, 0777) && errno != EEXIST)
+        return gt_fail(e, "%s: cannot create the folder: %s", dir, strerror(errno));
+    for (int i = 0; i < s->sp->ntopos; i++) {
+        topology t;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/topology-%04d.json", dir, i);
+        if (gen_topo(s, i, &t, e))
+            return -1;
+        int rc = topo_write(&t, path, e);
+        topo_free(&t);
+        if (rc)
+            return -1;
+    }
+    return 0;
+}
+
+/* --- rows ------------------------------------------------------------------------------ */
+
+/* The input columns of a run, without a trailing comma. */
+static void row_inputs(const study *s, run_key k, sbuf *b)
+{
+    const topo_info *in = &s->info[k.topo];
+    const job *j = &s->sp->jobs[k.job];
+    sb_add(b, "%d,%lu", k.topo, in->seed);
+    sb_field(b, in->name);
+    sb_add(b, ",%d,%d", in->sites, in->gpus);
+    sb_field(b, in->mix);
+    sb_add(b, ",%d", k.job);
+    sb_field(b, j->model.id);
+    sb_add(b, ",%d,%d,%d", j->batch, j->microbatch, j->seq);
+    sb_field(b, s->sp->planners[k.planner]->name);
+    sb_add(b, ",%llu", (unsigned long long)(s->sp->first_seed + (uint64_t)k.seed));
+    sb_field(b, s->objtext);
+}
+
+typedef enum { RUN_OK, RUN_INFEASIBLE, RUN_REPLAY_FAILED } run_status;
+static const char *const STATUS[] = {"ok", "infeasible", "replay-failed"};
+
+typedef struct run_res {
+    run_status status;
+    sim_result sim;
+    double obj, plan_s;
+    long evals;
+    int stages, pipes;
+    char err[1024];
+} run_res;
+
+static void plan_shape(const plan *p, run_res *r)
+{
+    r->pipes = p->npipes;
+    r->stages = 0;
+    for (int i = 0; i < p->npipes; i++) {
+        int st = plan_physical_stages(p, i);
+        r->stages = st > r->stages ? st : r->stages;
+    }
+}
+
+static void replay(const study *s, const topology *t, const job *j, const plan *p,
+                   uint64_t seed, const planner_stats *st, run_res *r)
+{
+    sim_options so;
+    sim_options_default(&so);
+    so.iterations = j->iterations;
+    so.seed = seed;
+    gt_err e = {{0}};
+    if (simulate_plan(t, j, p, &so, &r->sim, &e)) {
+        r->status = RUN_REPLAY_FAILED;
+        snprintf(r->err, sizeof r->err, "the plan does not replay: %s", e.msg);
+        return;
+    }
+    r->status = RUN_OK;
+    obj_metrics m = obj_from_sim(&r->sim);
+    bool own = !objective_needs_refs(&s->ob) && !objective_needs_fastest(&s->ob);
+    r->obj = own ? objective_value(&s->ob, &m) : st->objective_value;
+}
+
+static void run_one(const study *s, const topology *t, run_key k, run_res *r)
+{
+    const study_spec *sp = s->sp;
+    const job *j = &sp->jobs[k.job];
+    const planner_def *d = sp->planners[k.planner];
+    uint64_t seed = sp->first_seed + (uint64_t)k.seed;
+    memset(r, 0, sizeof *r);
+    planner_opts po = {.objective = s->objtext, .seed = seed, .budget_s = sp->budget_s,
+                       .generations = sp->generations, .threads = sp->threads,
+                       .stop = sp->stop};
+    planner_stats st;
+    memset(&st, 0, sizeof st);
+    plan p;
+    memset(&p, 0, sizeof p);
+    gt_err e = {{0}};
+    double t0 = now_s();
+    int rc = d->run(t, j, &po, &p, &st, &e);
+    r->plan_s = now_s() - t0;
+    r->evals = st.evaluations;
+    if (rc) {
+        r->status = RUN_INFEASIBLE;
+        snprintf(r->err, sizeof r->err, "%s", e.msg[0] ? e.msg : "no plan");
+    } else {
+        plan_shape(&p, r);
+        replay(s, t, j, &p, seed, &st, r);
+    }
+    plan_free(&p);
+}
+
+static void format_row(const study *s, run_key k, const run_res *r, sbuf *b)
+{
+    const job *j = &s->sp->jobs[k.job];
+    bool ok = r->status == RUN_OK;
+    double tokens = (double)j->batch * j->seq;
+    row_inputs(s, k, b);
+    sb_add(b, ",%s", STATUS[r->status]);
+    sb_num(b, ok, r->sim.iteration_s);
+    sb_num(b, ok, r->sim.energy_j);
+    sb_num(b, ok, r->sim.energy_j / tokens);
+    sb_num(b, ok, r->sim.tokens_per_s);
+    if (ok)
+        sb_add(b, ",%d,%d,%d", r->sim.gpus_used, r->stages, r->pipes);
+    else
+        sb_add(b, ",,,");
+    sb_num(b, ok, r->obj);
+    sb_num(b, ok, r->sim.carbon_g);
+    sb_num(b, ok, r->sim.usd);
+    sb_add(b, ",%ld", r->evals);
+    sb_field(b, ok ? "" : r->err);
+    sb_add(b, ",%.3f\n", r->plan_s);
+}
+
+/* Parse a row's key; -1 (with why in e) when it is not one of this study's. */
+static int parse_key(const study *s, char **f, int nf, run_key *k, gt_err *e)
+{
+    const study_spec *sp = s->sp;
+    if (nf != NCOLS)
+        return gt_fail(e, "%d fields, expected %d", nf, NCOLS);
+    char *end;
+    long t = strtol(f[C_TOPO], &end, 10), jb;
+    if (*end || !*f[C_TOPO] || t < 0 || t >= sp->ntopos)
+        return gt_fail(e, "topology '%s' is not in 0..%d", f[C_TOPO], sp->ntopos - 1);
+    jb = strtol(f[C_JOB], &end, 10);
+    if (*end || !*f[C_JOB] || jb < 0 || jb >= sp->njobs)
+        return gt_fail(e, "job '%s' is not in 0..%d", f[C_JOB], sp->njobs - 1);
+    k->topo = (int)t;
+    k->job = (int)jb;
+    k->planner = -1;
+    for (int p = 0; p < sp->nplanners; p++)
+        if (!strcmp(sp->planners[p]->name, f[C_PLANNER]))
+            k->planner = p;
+    if (k->planner < 0)
+        return gt_fail(e, "planner '%s' is not in --planners", f[C_PLANNER]);
+    unsigned long long sd = strtoull(f[C_SEED], &end, 10);
+    if (*end || !*f[C_SEED] || sd < sp->first_seed || sd - sp->first_seed >= (uint64_t)sp->nseeds)
+        return gt_fail(e, "seed '%s' is not one of this study's seeds", f[C_SEED]);
+    k->seed = (int)(sd - sp->first_seed);
+    return 0;
+}
+
+/* Key of a row line (no newline); the line is copied, not changed. */
+static int line_key(const study *s, const char *line, run_key *k, bool *ok, gt_err *e)
+{
+    char buf[ROW_CAP], *f[NCOLS + 1];
+    if (strlen(line) >= sizeof buf)
+        return gt_fail(e, "line longer than %d characters", ROW_CAP);
+    strcpy(buf, line);
+    int nf = split_csv(buf, f, NCOLS + 1);
+    if (nf < 0)
+        return gt_fail(e, "broken CSV quoting");
+    if (parse_key(s, f, nf, k, e))
+        return -1;
+    if (ok)
+        *ok = !strcmp(f[C_STATUS], STATUS[RUN_OK]);
+    return 0;
+}
+
+/* --- the file (rank 0) -------------------------------------------------------------------- */
+
+static int write_header(FILE *fp, void *ctx)
+{
+    (void)ctx;
+    fprintf(fp, "%s\n", HEADER);
+    return ferror(fp) ? -1 : 0;
+}
+
+static int read_all(const char *path, char **buf, size_t *len, gt_err *e)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return errno == ENOENT ? 1 : gt_fail(e, "%s: cannot read: %s", path, strerror(errno));
+    size_t cap = 1 << 16, n = 0, got;
+    char *b = malloc(cap);
+    while (b && (got = fread(b + n, 1, cap - n - 1, fp)) > 0) {
+        n += got;
+        if (n + 1 == cap) {
+            char *nb = realloc(b, cap *= 2);
+            if (!nb)
+                free(b);
+            b = nb;
+        }
+    }
+    bool bad = ferror(fp);
+    fclose(fp);
+    if (!b || bad) {
+        free(b);
+        return gt_fail(e, "%s: %s", path, bad ? "read error" : "out of memory");
+    }
+    b[n] = '\0';
+    *buf = b;
+    *len = n;
+    return 0;
+}
+
+/* One row of an existing file: part of this study, same inputs, new key. */
+static int check_row(study *s, const char *line, int lineno, gt_err *e)
+{
+    const char *path = s->sp->out;
+    run_key k;
+    if (line_key(s, line, &k, NULL, e))
+        return gt_prefix(e, "%s:%d: not a row of this study", path, lineno);
+    if (topo_info_of(s, k.topo, e))
+        return -1;
+    char want[ROW_CAP];
+    sbuf b = {want, 0, sizeof want};
+    row_inputs(s, k, &b);
+    if (strncmp(line, want, b.n) || line[b.n] != ',')
+        return gt_fail(e, "%s:%d: this row was written with other options (expected it to "
+                          "begin '%s'); rerun with the original arguments or another -o",
+                       path, lineno, want);
+    long idx = run_index(s, k);
+    if (s->done[idx])
+        return gt_fail(e, "%s:%d: run (topology %d, job %d, %s, seed %llu) appears twice", path,
+                       lineno, k.topo, k.job, s->sp->planners[k.planner]->name,
+                       (unsigned long long)(s->sp->first_seed + (uint64_t)k.seed));
+    s->done[idx] = 1;
+    s->sum->skipped++;
+    return 0;
+}
+
+/* The first line must be this version's header. Returns 0 (it is), 1 (the
+ * file is empty or holds part of the header: start over), -1 (another file). */
+static int check_header(study *s, const char *buf, size_t len, gt_err *e)
+{
+    const char *nl = memchr(buf, '\n', len);
+    size_t n = nl ? (size_t)(nl - buf) : len, hl = strlen(HEADER);
+    if (!nl && n < hl && !strncmp(buf, HEADER, n)) {
+        s->sum->dropped_partial = len > 0;
+        return 1;
+    }
+    if (n != hl || strncmp(buf, HEADER, hl))
+        return gt_fail(e, "%s: not a study CSV (its first line is not this version's header "
+                          "'%.60s...'); use another -o", s->sp->out, HEADER);
+    return 0;
+}
+
+/* Drop a partial last line (the header is known to be whole). */
+static int drop_partial(study *s, char *buf, size_t *len, gt_err *e)
+{
+    if (buf[*len - 1] == '\n')
+        return 0;
+    size_t keep = (size_t)(strrchr(buf, '\n') - buf) + 1;
+    if (truncate(s->sp->out, (off_t)keep))
+        return gt_fail(e, "%s: cannot drop the partial last line: %s", s->sp->out,
+                       strerror(errno));
+    buf[keep] = '\0';
+    *len = keep;
+    s->sum->dropped_partial = true;
+    return 0;
+}
+
+/* Every row after the header. */
+static int check_rows(study *s, char *buf, gt_err *e)
+{
+    const char *path = s->sp->out;
+    int lineno = 2;
+    for (char *p = strchr(buf, '\n') + 1; *p; lineno++) {
+        char *nl = strchr(p, '\n');
+        *nl = '\0';
+        if (!*p)
+            return gt_fail(e, "%s:%d: empty line", path, lineno);
+        if (check_row(s, p, lineno, e))
+            return -1;
+        p = nl + 1;
+    }
+    return 0;
+}
+
+/* Read or create the CSV; mark the runs it holds. */
+static int open_file(study *s, gt_err *e)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    int rc = read_all(s->sp->out, &buf, &len, e); /* 1: no such file */
+    if (rc == 0)
+        rc = check_header(s, buf, len, e);
+    if (rc == 0)
+        rc = drop_partial(s, buf, &len, e);
+    if (rc == 0)
+        rc = check_rows(s, buf, e);
+    free(buf);
+    if (rc < 0)
+        return -1;
+    if (rc == 1 && atomic_write(s->sp->out, write_header, NULL, e))
+        return -1;
+    s->fd = open(s->sp->out, O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (s->fd < 0)
+        return gt_fail(e, "%s: cannot append: %s", s->sp->out, strerror(errno));
+    return 0;
+}
+
+static int append_row(study *s, const char *row, size_t len, gt_err *e)
+{
+    /* one write() per row; a partial write leaves a partial last line, which
+     * the next run drops */
+    size_t at = 0;
+    while (at < len) {
+        ssize_t w = write(s->fd, row + at, len - at);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return gt_fail(e, "%s: write failed: %s", s->sp->out, strerror(errno));
+        at += (size_t)w;
+    }
+    if (fsync(s->fd) && errno != EINVAL)
+        return gt_fail(e, "%s: fsync failed: %s", s->sp->out, strerror(errno));
+    return 0;
+}
+
+/* A finished row (from this rank or another): into the file, counted. */
+static int record_row(study *s, const char *row, size_t len, gt_err *e)
+{
+    char line[ROW_CAP];
+    run_key k;
+    bool ok;
+    size_t n = len && row[len - 1] == '\n' ? len - 1 : len;
+    if (n >= sizeof line)
+        return gt_fail(e, "row too long");
+    memcpy(line, row, n);
+    line[n] = '\0';
+    if (line_key(s, line, &k, &ok, e))
+        return gt_prefix(e, "a rank sent a bad row");
+    if (append_row(s, row, len, e))
+        return -1;
+    s->done[run_index(s, k)] = 1;
+    s->sum->ran++;
+    s->sum->ok += ok;
+    progress(s, false);
+    return 0;
+}
+
+/* --- order at the end ---------------------------------------------------------------------- */
+
+typedef struct keyed_line {
+    long idx;
+    const char *line;
+} keyed_line;
+
+typedef struct ordered {
+    keyed_line *rows;
+    long n;
+} ordered;
+
+static int by_idx(const void *a, const void *b)
+{
+    long x = ((const keyed_line *)a)->idx, y = ((const keyed_line *)b)->idx;
+    return (x > y) - (x < y);
+}
+
+static int write_ordered(FILE *fp, void *ctx)
+{
+    const ordered *o = ctx;
+    fprintf(fp, "%s\n", HEADER);
+    for (long i = 0; i < o->n; i++)
+        fprintf(fp, "%s\n", o->rows[i].line);
+    return ferror(fp) ? -1 : 0;
+}
+
+/* Rewrite the finished file in run order when it is not. */
+static int order_file(study *s, gt_err *e)
+{
+    char *buf;
+    size_t len;
+    if (read_all(s->sp->out, &buf, &len, e))
+        return -1;
+    ordered o = {calloc((size_t)s->total + 1, sizeof *o.rows), 0};
+    int rc = o.rows ? 0 : gt_fail(e, "out of memory");
+    bool sorted = true;
+    char *save = NULL;
+    strtok_r(buf, "\n", &save);
+    for (char *line; !rc && (line = strtok_r(NULL, "\n", &save));) {
+        run_key k;
+        if (o.n >= s->total || line_key(s, line, &k, NULL, e)) {
+            rc = gt_fail(e, "%s: changed while the study ran", s->sp->out);
+            break;
+        }
+        o.rows[o.n] = (keyed_line){run_index(s, k), line};
+        sorted &= o.n == 0 || o.rows[o.n - 1].idx < o.rows[o.n].idx;
+        o.n++;
+    }
+    if (!rc && !sorted) {
+        qsort(o.rows, (size_t)o.n, sizeof *o.rows, by_idx);
+        rc = atomic_write(s->sp->out, write_ordered, &o, e);
+        s->sum->reordered = rc == 0;
+    }
+    free(o.rows);
+    free(buf);
+    return rc;
+}
+
+/* --- running ------------------------------------------------------------------------------- */
+
+typedef struct cur_topo {
+    int index;               /* -1 = none loaded */
+    topology t;
+} cur_topo;
+
+static int load_topo(study *s, cur_topo *c, int i, gt_err *e)
+{
+    if (c->index == i)
+        return 0;
+    if (c->index >= 0)
+        topo_free(&c->t);
+    c->index = -1;
+    if (gen_topo(s, i, &c->t, e))
+        return -1;
+    c->index = i;
+    if (!s->info[i].ready) {
+        fill_info(&s->info[i], &c->t, s->sp->topo.seed + (unsigned long)i);
+        s->info[i].ready = true;
+    }
+    return 0;
+}
+
+/* Rank 0: take whatever the other ranks sent (block: until all are done). */
+static int drain(study *s, bool block, int *finished, gt_err *e)
+{
+    for (;;) {
+        if (block && *finished >= s->par->size - 1)
+            return 0;
+        char *msg = NULL;
+        size_t len = 0;
+        int src, tag, got = gt_par_recv(s->par, block, &src, &tag, &msg, &len);
+        if (got < 0)
+            return gt_fail(e, "out of memory");
+        if (!got)
+            return 0;
+        int rc = 0;
+        if (tag == TAG_ROW) /* rows are kept even after some rank failed */
+            rc = record_row(s, msg, len, e);
+        else if (tag == TAG_DONE || tag == TAG_FAIL)
+            (*finished)++;
+        if (tag == TAG_FAIL && !s->failed) {
+            snprintf(s->fail.msg, sizeof s->fail.msg, "rank %d: %s", src, msg);
+            s->failed = true;
+        }
+        free(msg);
+        if (rc)
+            return -1;
+    }
+}
+
+/* One run on this rank; its row goes to the file (rank 0) or to rank 0. */
+static int do_run(study *s, cur_topo *c, long idx, int *finished, gt_err *e)
+{
+    run_key k = run_key_of(s, idx);
+    if (load_topo(s, c, k.topo, e))
+        return -1;
+    snprintf(s->current, sizeof s->current, "topology %d %s seed %llu%s", k.topo,
+             s->sp->planners[k.planner]->name,
+             (unsigned long long)(s->sp->first_seed + (uint64_t)k.seed),
+             s->sp->njobs > 1 ? " job" : "");
+    if (s->sp->njobs > 1)
+        snprintf(s->current + strlen(s->current), sizeof s->current - strlen(s->current),
+                 " %d", k.job);
+    progress(s, false);
+    run_res r;
+    run_one(s, &c->t, k, &r);
+    if (s->sp->stop && *s->sp->stop)
+        return 1; /* the planner may have stopped early: drop this row */
+    char row[ROW_CAP];
+    sbuf b = {row, 0, sizeof row};
+    format_row(s, k, &r, &b);
+    if (b.n >= sizeof row)
+        return gt_fail(e, "row of run %ld longer than %d characters", idx, ROW_CAP);
+    if (s->par->rank != 0) {
+        gt_par_send(s->par, 0, TAG_ROW, row, b.n);
+        return 0;
+    }
+    return record_row(s, row, b.n, e) || drain(s, false, finished, e) ? -1 : 0;
+}
+
+/* This rank's share: runs idx = rank, rank + R, ... not yet done. */
+static int run_share(study *s, int *finished, gt_err *e)
+{
+    cur_topo c = {.index = -1};
+    int rc = 0;
+    for (long idx = s->par->rank; idx < s->total && !rc; idx += s->par->size) {
+        if (s->done[idx])
+            continue;
+        if (s->sp->stop && *s->sp->stop)
+            rc = 1;
+        else
+            rc = do_run(s, &c, idx, finished, e);
+    }
+    if (c.index >= 0)
+        topo_free(&c.t);
+    if (rc > 0)
+        s->sum->interrupted = true;
+    return rc < 0 ? -1 : 0;
+}
+
+/* Rank 0 prepares the file; every rank learns which runs are done. */
+static int prepare(study *s, gt_err *e)
+{
+    int rc = 0;
+    if (s->par->rank == 0) {
+        rc = s->sp->topo_dir ? write_topologies(s, e) : 0;
+        if (!rc)
+            rc = open_file(s, e);
+    }
+    int bad = rc != 0;
+    gt_par_max_int(s->par, &bad, 1);
+    if (bad) {
+        gt_par_bcast(s->par, e->msg, sizeof e->msg, 0);
+        return -1;
+    }
+    gt_par_bcast(s->par, s->done, (size_t)s->total, 0);
+    long skipped = s->sum->skipped;
+    gt_par_bcast(s->par, &skipped, sizeof skipped, 0);
+    s->sum->skipped = skipped;
+    return 0;
+}
+
+/* After the runs: rank 0 collects the rest, orders the file; all agree. */
+static int conclude(study *s, int rc, int finished, gt_err *e)
+{
+    if (s->par->rank != 0) {
+        gt_par_send(s->par, 0, rc ? TAG_FAIL : TAG_DONE, rc ? e->msg : "", rc ? strlen(e->msg) : 0);
+    } else {
+        if (drain(s, true, &finished, rc ? &(gt_err){{0}} : e) && !rc)
+            rc = -1;
+        if (!rc && s->failed) {
+            *e = s->fail;
+            rc = -1;
+        }
+        long have = 0;
+        for (long i = 0; i < s->total; i++)
+            have += s->done[i];
+        s->sum->complete = have == s->total;
+        if (!rc && s->sum->complete)
+            rc = order_file(s, e);
+        s->current[0] = '\0';
+        progress(s, true);
+    }
+    int v[2] = {rc != 0, s->sum->interrupted};
+    gt_par_max_int(s->par, v, 2);
+    if (v[0])
+        gt_par_bcast(s->par, e->msg, sizeof e->msg, 0);
+    gt_par_bcast(s->par, s->sum, sizeof *s->sum, 0);
+    s->sum->interrupted |= v[1];
+    return v[0] ? -1 : 0;
+}
+
+static int study_init(study *s, const study_spec *sp, study_summary *sum, gt_err *e)
+{
+    memset(s, 0, sizeof *s);
+    s->sp = sp;
+    s->sum = sum;
+    s->fd = -1;
+    s->objtext = sp->objective ? sp->objective : "time";
+    s->t0 = now_s();
+    if (sp->ntopos < 1 || sp->nplanners < 1 || sp->njobs < 1 || sp->nseeds < 1)
+        return gt_fail(e, "a study needs at least one topology, planner, job and seed");
+    s->total = (long)sp->ntopos * sp->njobs * sp->nplanners * sp->nseeds;
+    if (s->total > MAX_RUNS)
+        return gt_fail(e, "%ld runs: more than the limit of %ld", s->total, MAX_RUNS);
+    if (objective_parse(s->objtext, &s->ob, e))
+        return -1;
+    s->done = calloc((size_t)s->total, 1);
+    s->info = calloc((size_t)sp->ntopos, sizeof *s->info);
+    if (!s->done || !s->info)
+        return gt_fail(e, "out of memory");
+    if (sp->topo.data)
+        s->data = *sp->topo.data;
+    else if (topogen_data_load(&s->data, e))
+        return -1;
+    return 0;
+}
+
+static void study_free(study *s)
+{
+    if (s->fd >= 0)
+        close(s->fd);
+    if (!s->sp->topo.data && s->data.regions)
+        topogen_data_free(&s->data);
+    free(s->done);
+    free(s->info);
+}
+
+int study_run(const study_spec *sp, study_summary *sum, gt_err *e)
+{
+    gt_par solo = {.rank = 0, .size = 1};
+    study s;
+    memset(sum, 0, sizeof *sum);
+    int rc = study_init(&s, sp, sum, e);
+    s.par = sp->par && sp->par->size > 1 ? sp->par : &solo;
+    if (rc) {
+        study_free(&s);
+        return -1;
+    }
+    sum->total = s.total;
+    if (prepare(&s, e)) {
+        study_free(&s);
+        return -1;
+    }
+    progress(&s, false);
+    int finished = 0;
+    rc = run_share(&s, &finished, e);
+    rc = conclude(&s, rc, finished, e);
+    study_free(&s);
+    return rc;
+}
+
+/* --- the command ------------------------------------------------------------------------------ */
+
+static volatile int g_stop;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    g_stop = 1;
+}
+
+static const char HELP[] =
+    "usage: geotrain study [--topologies N] [TOPO GEN OPTIONS] [--planners all|a,b,c]\n"
+    "                      [-m MODEL[,MODEL...]] [JOB] [--seeds K] [--objective OBJ]\n"
+    "                      [--budget-s SEC] [--generations G] -o FILE.csv\n\n"
+    "Generate N topologies (as `geotrain topo gen`, topology i with seed S+i), run\n"
+    "every planner with every seed on each (and every job), replay each plan in the\n"
+    "simulator and append one CSV row per run. A progress bar with ETA runs on\n"
+    "stderr (plain lines every 10 s when stderr is not a terminal).\n\n"
+    "Resumable: rerun the same command and it keeps the rows already in FILE (key:\n"
+    "topology, job, planner, seed), drops a partial last line, and runs the rest.\n"
+    "Same arguments, same file: every column but the last (plan_time_s, wall clock)\n"
+    "is deterministic when planners stop on generations (not --budget-s).\n"
+    "Under `mpirun -n R` (built with make MPI=1) run k goes to rank k mod R and\n"
+    "rank 0 writes the file; the finished file is the same as with one process.\n\n"
+    "  --topologies N        generated topologies (default 10)\n"
+    "  --planners LIST       'all' (default: every planner but exact) or a comma-\n"
+    "                        separated list of:%s\n"
+    "  -m, --model LIST      model(s), comma-separated (default gpt3-xl with --batch 64)\n"
+    "  --batch LIST          global batch(es), comma-separated; jobs = models x batches\n"
+    "                        (default 64 without -m, else the model's default)\n"
+    "  --seeds K             planner seeds per topology (default 1)\n"
+    "  --planner-seed S      first planner seed (default 1); seeds S..S+K-1\n"
+    "  --objective OBJ       time (default), energy, weighted:W, energy-within:X, carbon,\n"
+    "                        cost, pareto — passed to every planner\n"
+    "  --budget-s SEC        wall-clock budget per planner run (0 = planner default;\n"
+    "                        rows then depend on machine speed)\n"
+    "  --generations G       generation budget per planner run (0 = planner default)\n"
+    "  --threads N           threads per planner run (0 = default)\n"
+    "  --write-topologies DIR  also write DIR/topology-NNNN.json (NNNN = index)\n"
+    "  --no-progress         no progress output\n"
+    "  -o, --output FILE     the CSV (required; appended to, see above)\n\n"
+    "Topology options (as `geotrain topo gen --help`; --seed S is topology 0's seed,\n"
+    "default 1): --sites N --gpus N --gpus-dist D --mix SPEC --mix-per node|site\n"
+    "  --node-size K --nic-gbps X --regions LIST --bw-scale F --bw-jitter F\n"
+    "  --tcp-connections K --tcp-window-mb W --pue X --seed S\n\n"
+    "Columns: topology,topo_seed,topo_name,sites,gpus,gpu_mix (type:count ...),job,\n"
+    "  model,batch,microbatch,seq,planner,seed,objective, then status (ok, infeasible:\n"
+    "  the planner found no plan, replay-failed), iteration_time_s, energy_j,\n"
+    "  j_per_token, tokens_per_s, gpus_used, stages, pipelines, objective_value (of\n"
+    "  the simulated plan; for weighted and energy-within the planner's own value),\n"
+    "  carbon_g, usd, evaluations, error (why infeasible), plan_time_s.\n\n"
+    "Other JOB options (apply to every job):\n"
+    "  --microbatch b --seq S --recompute none|full --opt-bytes N --iterations N\n";
+
+typedef struct study_args {
+    topogen_opts topo;
+    cli_common c;
+    const char *models, *batches, *planners, *objective, *out, *topo_dir;
+    long ntopos, seeds, first_seed, generations, threads;
+    double budget_s;
+    bool quiet;
+} study_args;
+
+static void planner_names(char *buf, size_t cap)
+{
+    int n;
+    const planner_def *all = planner_all(&n);
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n && at < cap; i++)
+        at += (size_t)snprintf(buf + at, cap - at, "%s%s", i % 5 ? " " : "\n                        ",
+                               all[i].name);
+}
+
+/* Topology generator options (the names and ranges of `topo gen`). */
+static int take_topo(study_args *a, int argc, char **argv, int *i)
+{
+    static const struct { const char *name; long lo, hi; } INTS[] = {
+        {"--sites", 1, TOPO_MAX_SITES}, {"--gpus", 1, TOPO_MAX_GPUS},
+        {"--node-size", 1, 1024},       {"--tcp-connections", 1, 4096},
+        {"--seed", 0, 4294967295L},
+    };
+    static const struct { const char *name; double lo, hi; } DBLS[] = {
+        {"--nic-gbps", 1e-9, 1e7}, {"--bw-scale", 1e-9, 1e6}, {"--bw-jitter", 0, 0.999999},
+        {"--pue", 1, 10},          {"--tcp-window-mb", 1e-6, 1e6},
+    };
+    static const char *const TEXTS[] = {"--gpus-dist", "--mix", "--mix-per", "--regions"};
+    topogen_opts *o = &a->topo;
+    double *dd[] = {&o->nic_gbps, &o->bw_scale, &o->bw_jitter, &o->pue, &o->tcp_window_mb};
+    char *td[] = {o->gpus_dist, o->mix, o->mix_per, o->regions};
+    size_t tc[] = {sizeof o->gpus_dist, sizeof o->mix, sizeof o->mix_per, sizeof o->regions};
+    const char *v;
+    long x;
+    for (size_t k = 0; k < sizeof INTS / sizeof *INTS; k++) {
+        if (strcmp(argv[*i], INTS[k].name))
+            continue;
+        if (cli_value("study", argc, argv, i, &v) ||
+            cli_long("study", INTS[k].name, v, INTS[k].lo, INTS[k].hi, &x))
+            return -1;
+        if (k == 0) o->sites = (int)x;
+        else if (k == 1) o->gpus = x;
+        else if (k == 2) o->node_size = (int)x;
+        else if (k == 3) o->tcp_connections = (int)x;
+        else o->seed = (unsigned long)x;
+        return 1;
+    }
+    for (size_t k = 0; k < sizeof DBLS / sizeof *DBLS; k++)
+        if (!strcmp(argv[*i], DBLS[k].name))
+            return cli_value("study", argc, argv, i, &v) ||
+                           cli_double("study", DBLS[k].name, v, DBLS[k].lo, DBLS[k].hi, dd[k])
+                       ? -1 : 1;
+    for (size_t k = 0; k < sizeof TEXTS / sizeof *TEXTS; k++) {
+        if (strcmp(argv[*i], TEXTS[k]))
+            continue;
+        if (cli_value("study", argc, argv, i, &v))
+            return -1;
+        if (!*v || strlen(v) >= tc[k]) {
+            cli_usage_error("study", "%s: value empty or longer than %zu characters", TEXTS[k],
+                            tc[k] - 1);
+            return -1;
+        }
+        memcpy(td[k], v, strlen(v) + 1);
+        return 1;
+    }
+    return 0;
+}
+
+/* Study options with a number. */
+static int take_number(study_args *a, int argc, char **argv, int *i)
+{
+    static const struct { const char *name; long lo, hi; } INTS[] = {
+        {"--topologies", 1, 1000000}, {"--seeds", 1, 100000}, {"--planner-seed", 0, 2147483647L},
+        {"--generations", 0, 100000000}, {"--threads", 0, 4096},
+    };
+    long *dst[] = {&a->ntopos, &a->seeds, &a->first_seed, &a->generations, &a->threads};
+    const char *v;
+    for (size_t k = 0; k < sizeof INTS / sizeof *INTS; k++)
+        if (!strcmp(argv[*i], INTS[k].name))
+            return cli_value("study", argc, argv, i, &v) ||
+                           cli_long("study", INTS[k].name, v, INTS[k].lo, INTS[k].hi, dst[k])
+                       ? -1 : 1;
+    if (!strcmp(argv[*i], "--budget-s"))
+        return cli_value("study", argc, argv, i, &v) ||
+                       cli_double("study", "--budget-s", v, 0, 1e9, &a->budget_s) ? -1 : 1;
+    return 0;
+}
+
+static int take_text(study_args *a, int argc, char **argv, int *i)
+{
+    static const char *const NAMES[] = {"-m", "--model", "--batch", "--planners",
+                                        "--objective", "-o", "--output", "--write-topologies"};
+    const char **dst[] = {&a->models, &a->models, &a->batches, &a->planners, &a->objective,
+                          &a->out, &a->out, &a->topo_dir};
+    for (size_t k = 0; k < sizeof NAMES / sizeof *NAMES; k++)
+        if (!strcmp(argv[*i], NAMES[k]))
+            return cli_value("study", argc, argv, i, dst[k]) ? -1 : 1;
+    if (!strcmp(argv[*i], "--no-progress")) {
+        a->quiet = true;
+        return 1;
+    }
+    return 0;
+}
+
+/* EXIT_OK to go on (or *help: show the help), else the exit code. */
+static int parse_args(study_args *a, int argc, char **argv, bool *help)
+{
+    *help = false;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            *help = true;
+            return EXIT_OK;
+        }
+        if (!strcmp(arg, "-t") || !strcmp(arg, "--topology"))
+            return cli_usage_error("study", "-t: a study generates its topologies (use "
+                                            "`geotrain compare -t` for one file)");
+        int r = take_text(a, argc, argv, &i);
+        if (!r)
+            r = take_number(a, argc, argv, &i);
+        if (!r)
+            r = take_topo(a, argc, argv, &i);
+        if (!r)
+            r = cli_take_common(&a->c, argc, argv, &i);
+        if (r < 0)
+            return EXIT_USAGE;
+        if (!r)
+            return cli_usage_error("study", "unknown %s '%s'", arg[0] == '-' ? "option" : "argument",
+                                   arg);
+    }
+    if (!a->out)
+        return cli_usage_error("study", "no output file (-o FILE.csv)");
+    if (!strcmp(a->out, "-"))
+        return cli_usage_error("study", "-o -: the study appends to a file (it must be "
+                                        "resumable); give a file name");
+    return EXIT_OK;
+}
+
+/* The planners to run, as listed (or `all` minus exact). */
+static int select_planners(const char *spec, const planner_def ***out, int *n)
+{
+    int total;
+    const planner_def *all = planner_all(&total);
+    const planner_def **sel = calloc((size_t)total + 1, sizeof *sel);
+    if (!sel)
+        return cli_usage_error("study", "out of memory");
+    *n = 0;
+    char buf[1024], names[2048];
+    snprintf(buf, sizeof buf, "%s", spec);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        bool every = !strcmp(tok, "all");
+        const planner_def *d = every ? NULL : planner_find(tok);
+        if (!every && !d) {
+            free(sel);
+            planner_names(names, sizeof names);
+            return cli_usage_error("study", "unknown planner '%s'; known:%s", tok, names);
+        }
+        for (int i = 0; i < total; i++) {
+            const planner_def *c = &all[i];
+            bool want = every ? strcmp(c->name, "exact") != 0 : c == d, dup = false;
+            for (int k = 0; k < *n; k++)
+                dup |= sel[k] == c;
+            if (want && !dup)
+                sel[(*n)++] = c;
+        }
+    }
+    if (!*n) {
+        free(sel);
+        return cli_usage_error("study", "no planner selected by '%s'", spec);
+    }
+    *out = sel;
+    return EXIT_OK;
+}
+
+/* Jobs = models x batches. */
+static int make_jobs(const study_args *a, job **out, int *n)
+{
+    char mb[1024], bb[1024];
+    snprintf(mb, sizeof mb, "%s", a->models ? a->models : "gpt3-xl");
+    snprintf(bb, sizeof bb, "%s", a->batches ? a->batches : a->models ? "" : "64");
+    int nm = 1, nb = 1;
+    for (const char *p = mb; *p; p++)
+        nm += *p == ',';
+    for (const char *p = bb; *p; p++)
+        nb += *p == ',';
+    job *jobs = calloc((size_t)nm * (size_t)nb, sizeof *jobs);
+    if (!jobs)
+        return cli_usage_error("study", "out of memory");
+    *n = 0;
+    char *s1 = NULL;
+    for (char *m = strtok_r(mb, ",", &s1); m; m = strtok_r(NULL, ",", &s1)) {
+        char bcopy[1024], *s2 = NULL;
+        memcpy(bcopy, bb, sizeof bcopy);
+        char *b = *bcopy ? strtok_r(bcopy, ",", &s2) : NULL;
+        do {
+            cli_common c = a->c;
+            c.model_arg = m;
+            long v = -1;
+            if (b && cli_long("study", "--batch", b, 1, 100000000, &v)) {
+                free(jobs);
+                return EXIT_USAGE;
+            }
+            c.batch = v;
+            gt_err e;
+            if (cli_load_job(&c, &jobs[*n], &e)) {
+                free(jobs);
+                return cli_input_error(&e);
+            }
+            (*n)++;
+        } while (b && (b = strtok_r(NULL, ",", &s2)));
+    }
+    if (!*n) {
+        free(jobs);
+        return cli_usage_error("study", "no model given");
+    }
+    *out = jobs;
+    return EXIT_OK;
+}
+
+/* --- progress ------------------------------------------------------------------------------ */
+
+typedef struct bar {
+    bool tty;
+    double last;
+    long last_done;
+} bar;
+
+static void hms(double s, char *buf, size_t cap)
+{
+    long t = s < 0 || !isfinite(s) ? 0 : (long)(s + 0.5);
+    if (t >= 3600)
+        snprintf(buf, cap, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+    else
+        snprintf(buf, cap, "%ld:%02ld", t / 60, t % 60);
+}
+
+static void show_progress(void *ctx, const study_progress *p)
+{
+    bar *b = ctx;
+    double now = p->elapsed_s;
+    long have = p->skipped + p->done, left = p->total - have;
+    bool fresh = p->done != b->last_done;
+    if (!b->tty && !p->finished && !(fresh && (b->last_done < 0 || now - b->last >= 10)))
+        return;
+    b->last = now;
+    b->last_done = p->done;
+    char el[32], eta[32] = "?";
+    hms(now, el, sizeof el);
+    if (p->finished)
+        snprintf(eta, sizeof eta, "%s", left ? "-" : "0:00");
+    else if (p->done > 0)
+        hms(now / p->done * left, eta, sizeof eta);
+    int pct = p->total ? (int)(100 * have / p->total) : 100;
+    if (!b->tty) {
+        fprintf(stderr, "study: %ld/%ld runs (%d %%), %ld skipped, elapsed %s, ETA %s\n", have,
+                p->total, pct, p->skipped, el, eta);
+        return;
+    }
+    char fill[31];
+    int w = (int)(30 * have / (p->total ? p->total : 1));
+    for (int k = 0; k < 30; k++)
+        fill[k] = k < w ? '#' : '.';
+    fill[30] = '\0';
+    fprintf(stderr, "\rstudy [%s] %ld/%ld %3d%% %s elapsed, ETA %s  %.40s\033[K", fill, have,
+            p->total, pct, el, eta, p->finished ? "" : p->current);
+    if (p->finished)
+        fputc('\n', stderr);
+    fflush(stderr);
+}
+
+/* --- the command ------------------------------------------------------------------------------ */
+
+static int check_topo_opts(const study_args *a, const topogen_data *d)
+{
+    gt_err e;
+    topogen_opts o = a->topo;
+    o.data = d;
+    if (topogen_check(&o, d, &e))
+        return cli_usage_error("study", "%s", e.msg);
+    if (a->topo.seed + (unsigned long)(a->ntopos - 1) > 4294967295UL)
+        return cli_usage_error("study", "--seed %lu + --topologies %ld: topology seeds pass "
+                               "4294967295", a->topo.seed, a->ntopos);
+    return EXIT_OK;
+}
+
+static int report(const study_spec *sp, const study_summary *sum, int rc, const gt_err *e)
+{
+    if (rc)
+        return cli_input_error(e);
+    if (sum->interrupted || !sum->complete) {
+        fprintf(stderr, "study: interrupted: %ld of %ld runs are in %s; run the same command "
+                        "again to resume\n", sum->skipped + sum->ran, sum->total, sp->out);
+        return 130;
+    }
+    printf("%s: %ld runs (%ld new: %ld ok, %ld without a plan)%s%s\n", sp->out, sum->total,
+           sum->ran, sum->ok, sum->ran - sum->ok,
+           sum->dropped_partial ? "; dropped a partial last line" : "",
+           sum->reordered ? "; rows put in run order" : "");
+    return EXIT_OK;
+}
+
+static int run_study(study_args *a, const gt_par *par)
+{
+    topogen_data d;
+    gt_err e;
+    objective ob;
+    if (objective_parse(a->objective ? a->objective : "time", &ob, &e))
+        return cli_usage_error("study", "--objective: %s", e.msg);
+    if (topogen_data_load(&d, &e))
+        return cli_input_error(&e);
+    const planner_def **sel = NULL;
+    job *jobs = NULL;
+    int np = 0, nj = 0, rc = check_topo_opts(a, &d);
+    if (!rc)
+        rc = select_planners(a->planners ? a->planners : "all", &sel, &np);
+    if (!rc)
+        rc = make_jobs(a, &jobs, &nj);
+    if (!rc) {
+        a->topo.data = &d;
+        bar b = {par->rank == 0 && isatty(STDERR_FILENO), 0, -1};
+        study_spec sp = {a->topo, (int)a->ntopos, sel, np, jobs, nj, (int)a->seeds,
+                         (uint64_t)a->first_seed, a->objective, a->budget_s, (int)a->generations,
+                         (int)a->threads, a->out, a->topo_dir, &g_stop,
+                         a->quiet ? NULL : show_progress, &b, par};
+        study_summary sum;
+        rc = study_run(&sp, &sum, &e);
+        rc = par->rank == 0 ? report(&sp, &sum, rc, &e) : rc ? EXIT_INPUT
+                                                             : sum.complete ? EXIT_OK : 130;
+    }
+    free(sel);
+    free(jobs);
+    topogen_data_free(&d);
+    return rc;
+}
+
+int cmd_study(int argc, char **argv)
+{
+    study_args a;
+    memset(&a, 0, sizeof a);
+    topogen_defaults(&a.topo);
+    cli_init(&a.c, "study");
+    a.ntopos = 10;
+    a.seeds = 1;
+    a.first_seed = 1;
+    bool help;
+    int rc = parse_args(&a, argc, argv, &help);
+    if (help) {
+        char names[2048];
+        planner_names(names, sizeof names);
+        printf(HELP, names);
+        return EXIT_OK;
+    }
+    if (rc)
+        return rc;
+    gt_par par;
+    gt_err e;
+    if (gt_par_begin(&par, &e))
+        return cli_input_error(&e);
+    if (par.foreign_size > 1)
+        return par.rank ? EXIT_USAGE
+                        : cli_usage_error("study", "started by mpirun with %d ranks, but this "
+                                          "geotrain was built without MPI (make MPI=1)",
+                                          par.foreign_size);
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sa.sa_flags = SA_RESETHAND; /* a second Ctrl-C ends the process */
+    sigaction(SIGINT, &sa, &old);
+    rc = run_study(&a, &par);
+    sigaction(SIGINT, &old, NULL);
+    gt_par_end(&par);
+    return rc;
+}

@@ -1,0 +1,404 @@
+/* cmd_plan.c — `geotrain plan`: run a planner and write the plan file
+ * (DESIGN 11). The file is plan_to_json() plus "objective_value" (the
+ * planner's figure: simulated for memetic and exact), "estimate" and
+ * "simulated" blocks; with --objective pareto (memetic, exact) a front: a
+ * JSON of plans and a CSV beside it. On a terminal a progress line runs on
+ * stderr; at the end a summary of the plan goes to stdout. Ctrl-C writes the
+ * best plan so far and exits 130. The SIGINT flag is this program's one
+ * piece of global mutable state. */
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "exact.h"
+#include "memetic.h"
+#include "objective.h"
+#include "pareto.h"
+#include "planner.h"
+#include "sim/atomic_file.h"
+#include "sim/cli.h"
+#include "sim/estimator.h"
+#include "sim/jsonio.h"
+#include "sim/simulator.h"
+
+#define EXIT_INTERRUPTED 130
+
+static volatile int g_stop;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    g_stop = 1;
+}
+
+static const char HELP[] =
+    "usage: geotrain plan -t TOPO -m MODEL [JOB] [--planner NAME] [--objective OBJ]\n"
+    "                     [--seed S] [--budget-s SEC | --generations N] [--threads N]\n"
+    "                     -o PLAN\n\n"
+    "Choose GPUs, pipeline shape, placement, layer cuts, microbatches, schedule and\n"
+    "gradient sync for a training job, and write the plan (DESIGN 3.4) with its\n"
+    "objective value, the estimator's and the simulator's figures.\n\n"
+    "  --planner NAME     memetic (default), exact, an ablation or a baseline (below)\n"
+    "  --objective OBJ    time (default), energy, weighted:W, energy-within:X, carbon,\n"
+    "                     cost, pareto (memetic, exact: -o front.json + front.csv)\n"
+    "  --seed S           random seed (default 1); same seed, same plan\n"
+    "  --budget-s SEC     wall-clock budget (exact: the longest run it accepts)\n"
+    "  --generations N    generation budget (deterministic; not with --budget-s)\n"
+    "  --threads N        OpenMP threads (default: all); the plan does not depend on it\n"
+    "  -o, --output PLAN  where to write the plan\n\n%s\nplanners:\n";
+
+typedef struct plan_args {
+    cli_common c;
+    const char *planner, *objective, *out;
+    long seed, generations, threads, microbatch;
+    double budget_s;
+} plan_args;
+
+static void print_help(void)
+{
+    printf(HELP, CLI_JOB_HELP);
+    int n;
+    const planner_def *all = planner_all(&n);
+    for (int i = 0; i < n; i++)
+        printf("  %-18s %s\n", all[i].name, all[i].summary);
+}
+
+static int parse_opt(plan_args *a, int argc, char **argv, int *i)
+{
+    const char *arg = argv[*i], *v;
+    if (cli_value("plan", argc, argv, i, &v))
+        return EXIT_USAGE;
+    if (!strcmp(arg, "--planner"))
+        a->planner = v;
+    else if (!strcmp(arg, "--objective"))
+        a->objective = v;
+    else if (!strcmp(arg, "-o") || !strcmp(arg, "--output"))
+        a->out = v;
+    else if (!strcmp(arg, "--seed"))
+        return cli_long("plan", arg, v, 0, 0x7fffffffL, &a->seed) ? EXIT_USAGE : 0;
+    else if (!strcmp(arg, "--generations"))
+        return cli_long("plan", arg, v, 1, 100000000L, &a->generations) ? EXIT_USAGE : 0;
+    else if (!strcmp(arg, "--threads"))
+        return cli_long("plan", arg, v, 1, 4096, &a->threads) ? EXIT_USAGE : 0;
+    else if (!strcmp(arg, "--budget-s"))
+        return cli_double("plan", arg, v, 1e-3, 1e7, &a->budget_s) ? EXIT_USAGE : 0;
+    return 0;
+}
+
+static bool takes_value(const char *a)
+{
+    static const char *const opts[] = {"--planner", "--objective", "-o", "--output", "--seed",
+                                       "--generations", "--threads", "--budget-s", NULL};
+    for (int i = 0; opts[i]; i++)
+        if (!strcmp(a, opts[i]))
+            return true;
+    return false;
+}
+
+/* Returns -1 to go on, or an exit code. */
+static int parse_args(plan_args *a, int argc, char **argv)
+{
+    memset(a, 0, sizeof *a);
+    cli_init(&a->c, "plan");
+    a->planner = "memetic";
+    a->objective = "time";
+    a->seed = 1;
+    for (int i = 1; i < argc; i++) {
+        int r = cli_take_common(&a->c, argc, argv, &i);
+        if (r < 0)
+            return EXIT_USAGE;
+        if (r)
+            continue;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            print_help();
+            return EXIT_OK;
+        }
+        if (!takes_value(argv[i]))
+            return cli_usage_error("plan", "unknown option or argument '%s'", argv[i]);
+        if (parse_opt(a, argc, argv, &i))
+            return EXIT_USAGE;
+    }
+    if (a->budget_s > 0 && a->generations > 0)
+        return cli_usage_error("plan", "--budget-s and --generations contradict each other: "
+                                       "give one budget");
+    if (!a->c.topo_path || !a->c.model_arg || !a->out)
+        return cli_usage_error("plan", "need -t TOPO, -m MODEL and -o PLAN");
+    return -1;
+}
+
+/* The job, with a microbatch that does not divide the batch reported with
+ * the admissible values. */
+static int load_job(plan_args *a, job *j)
+{
+    gt_err e;
+    long mb = a->c.microbatch;
+    a->c.microbatch = -1;
+    if (cli_load_job(&a->c, j, &e))
+        return cli_input_error(&e);
+    if (mb > 0 && j->batch % mb) {
+        fprintf(stderr, "error: the batch of %d sequences cannot be split into microbatches "
+                        "of %ld; admissible --microbatch values:", j->batch, mb);
+        for (int d = 1; d <= j->batch; d++)
+            if (j->batch % d == 0)
+                fprintf(stderr, " %d", d);
+        fputc('\n', stderr);
+        return EXIT_INPUT;
+    }
+    if (mb > 0)
+        j->microbatch = (int)mb;
+    return -1;
+}
+
+/* --- output -------------------------------------------------------------------------- */
+
+static json_t *metrics_json(const obj_metrics *m, double tokens, int gpus)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "iteration_time_s", json_real(m->time_s));
+    json_object_set_new(o, "energy_j", json_real(m->energy_j));
+    json_object_set_new(o, "carbon_g", json_real(m->carbon_g));
+    json_object_set_new(o, "usd", json_real(m->usd));
+    json_object_set_new(o, "tokens_per_s", json_real(m->time_s > 0 ? tokens / m->time_s : 0));
+    json_object_set_new(o, "gpus_used", json_integer(gpus));
+    return o;
+}
+
+typedef struct evaluated {
+    obj_metrics est, sim;
+    sim_result sr;
+    bool have_est, have_sim;
+} evaluated;
+
+static void evaluate(const topology *t, const job *j, const plan *p, evaluated *ev)
+{
+    gt_err e;
+    est_summary s;
+    memset(ev, 0, sizeof *ev);
+    if (estimate_plan(t, j, p, &s, &e) == 0) {
+        ev->est = obj_from_estimate(&s);
+        ev->have_est = true;
+    }
+    sim_options so;
+    sim_options_default(&so);
+    if (simulate_plan(t, j, p, &so, &ev->sr, &e) == 0) {
+        ev->sim = obj_from_sim(&ev->sr);
+        ev->have_sim = true;
+    }
+}
+
+static json_t *plan_doc(const topology *t, const job *j, const plan *p, const evaluated *ev,
+                        double objective_value, const char *note)
+{
+    json_t *root = plan_to_json(p, t);
+    double tokens = (double)j->batch * j->seq;
+    int gpus = plan_gpus_used(p);
+    json_object_set_new(root, "objective_value", json_real(objective_value));
+    if (ev->have_est)
+        json_object_set_new(root, "estimate", metrics_json(&ev->est, tokens, gpus));
+    if (ev->have_sim) {
+        json_t *s = metrics_json(&ev->sim, tokens, gpus);
+        json_object_set_new(s, "utilization", json_real(ev->sr.utilization));
+        json_object_set_new(s, "bubble_fraction", json_real(ev->sr.bubble_fraction));
+        json_object_set_new(root, "simulated", s);
+    }
+    json_object_set_new(root, "topology", json_string(t->path));
+    json_object_set_new(root, "model", json_string(j->model.id));
+    if (note && *note)
+        json_object_set_new(root, "note", json_string(note));
+    return root;
+}
+
+static void print_summary(const topology *t, const plan *p, const evaluated *ev,
+                          const objective *obj, const planner_stats *st, const char *path)
+{
+    printf("plan %s (objective %s): %d GPUs of %d\n", p->planner, obj->text, plan_gpus_used(p),
+           t->ngpus);
+    for (int s = 0; s < t->nsites; s++)
+        for (int ty = 0; ty < t->ntypes; ty++) {
+            int n = 0;
+            for (int pi = 0; pi < p->npipes; pi++)
+                for (int k = 0; k < p->pipes[pi].nstages; k++)
+                    for (int x = 0; x < p->pipes[pi].stages[k].ngpus; x++) {
+                        const topo_gpu *g = &t->gpus[p->pipes[pi].stages[k].gpus[x]];
+                        n += g->site == s && g->type == ty;
+                    }
+            if (n)
+                printf("  %-16s %3d x %s\n", t->sites[s].id, n, t->types[ty].id);
+        }
+    printf("shape: %d pipeline%s, schedule %s, sync %s, microbatch %d\n", p->npipes,
+           p->npipes > 1 ? "s" : "", sched_name(p->schedule), sync_name(p->sync),
+           p->microbatch_size);
+    for (int pi = 0; pi < p->npipes && pi < 16; pi++) {
+        const plan_pipeline *pp = &p->pipes[pi];
+        printf("  pipeline %d: %d stages, %d microbatches, layers", pi, pp->nstages,
+               pp->microbatches);
+        for (int k = 0; k < pp->nstages && k < 24; k++)
+            printf(" %d-%d", pp->stages[k].first, pp->stages[k].last);
+        printf("%s\n", pp->nstages > 24 ? " ..." : "");
+    }
+    if (p->npipes > 16)
+        printf("  ... %d more pipelines\n", p->npipes - 16);
+    if (ev->have_est)
+        printf("estimated: iteration %.6g s, %.6g J\n", ev->est.time_s, ev->est.energy_j);
+    if (ev->have_sim)
+        printf("simulated: iteration %.6g s, %.6g J\n", ev->sim.time_s, ev->sim.energy_j);
+    printf("objective value %.9g %s; %ld evaluations in %.2f s; %s\n", st->objective_value,
+           objective_unit(obj), st->evaluations, st->plan_time_s, st->note);
+    printf("wrote %s\n", path);
+}
+
+/* --- pareto --------------------------------------------------------------------------- */
+
+typedef struct csv_ctx {
+    const pareto_front *f;
+    const topology *t;
+} csv_ctx;
+
+static int write_csv(FILE *fp, void *vctx)
+{
+    const csv_ctx *c = vctx;
+    fprintf(fp, "pareto_index,gpus_used,pipelines,schedule,sync,microbatch,"
+                "est_iteration_time_s,est_energy_j,iteration_time_s,energy_j\n");
+    for (int i = 0; i < c->f->n; i++) {
+        const plan *p = &c->f->plans[i];
+        fprintf(fp, "%d,%d,%d,%s,%s,%d,%.9g,%.9g,%.9g,%.9g\n", i, plan_gpus_used(p), p->npipes,
+                sched_name(p->schedule), sync_name(p->sync), p->microbatch_size,
+                c->f->est[i].time_s, c->f->est[i].energy_j, c->f->sim[i].time_s,
+                c->f->sim[i].energy_j);
+    }
+    return ferror(fp) ? -1 : 0;
+}
+
+static void csv_path(const char *json_path, char *out, size_t cap)
+{
+    size_t n = strlen(json_path);
+    if (n > 5 && !strcmp(json_path + n - 5, ".json"))
+        snprintf(out, cap, "%.*s.csv", (int)(n - 5), json_path);
+    else
+        snprintf(out, cap, "%s.csv", json_path);
+}
+
+static int write_front(const topology *t, const job *j, const pareto_front *f,
+                       const char *planner, const char *path, gt_err *e)
+{
+    json_t *root = json_object(), *arr = json_array();
+    json_object_set_new(root, "planner", json_string(planner));
+    json_object_set_new(root, "objective", json_string("pareto"));
+    json_object_set_new(root, "topology", json_string(t->path));
+    json_object_set_new(root, "model", json_string(j->model.id));
+    for (int i = 0; i < f->n; i++) {
+        evaluated ev;
+        memset(&ev, 0, sizeof ev);
+        ev.est = f->est[i];
+        ev.sim = f->sim[i];
+        ev.have_est = ev.have_sim = true;
+        json_t *pj = plan_doc(t, j, &f->plans[i], &ev, f->sim[i].time_s, NULL);
+        json_object_del(pj, "simulated");
+        json_object_set_new(pj, "simulated", metrics_json(&f->sim[i], (double)j->batch * j->seq,
+                                                          plan_gpus_used(&f->plans[i])));
+        json_object_set_new(pj, "pareto_index", json_integer(i));
+        json_array_append_new(arr, pj);
+    }
+    json_object_set_new(root, "plans", arr);
+    int rc = json_write_atomic(root, path, e);
+    json_decref(root);
+    char cpath[1024];
+    csv_path(path, cpath, sizeof cpath);
+    csv_ctx c = {f, t};
+    if (!rc)
+        rc = atomic_write(cpath, write_csv, &c, e);
+    if (!rc)
+        printf("pareto front: %d plans; wrote %s and %s\n", f->n, path, cpath);
+    return rc;
+}
+
+static int run_front(const topology *t, const job *j, const planner_opts *o, const char *name,
+                     const char *out)
+{
+    pareto_front f;
+    planner_stats st;
+    gt_err e;
+    int rc;
+    if (!strcmp(name, "memetic"))
+        rc = memetic_front(t, j, o, &f, &st, &e);
+    else if (!strcmp(name, "exact"))
+        rc = exact_front(t, j, o, &f, &st, &e);
+    else
+        return cli_usage_error("plan", "--objective pareto needs --planner memetic or exact");
+    if (rc)
+        return g_stop ? EXIT_INTERRUPTED : cli_input_error(&e);
+    for (int i = 0; i < f.n; i++)
+        printf("  %2d: %.6g s  %.6g J  (estimated %.6g s, %.6g J), %d GPUs\n", i, f.sim[i].time_s,
+               f.sim[i].energy_j, f.est[i].time_s, f.est[i].energy_j, plan_gpus_used(&f.plans[i]));
+    rc = write_front(t, j, &f, name, out, &e) ? cli_input_error(&e) : EXIT_OK;
+    pareto_front_free(&f);
+    return g_stop && rc == EXIT_OK ? EXIT_INTERRUPTED : rc;
+}
+
+/* --- the command ------------------------------------------------------------------------ */
+
+static int run_single(const topology *t, const job *j, const planner_def *pd,
+                      const planner_opts *o, const objective *obj, const char *out)
+{
+    plan p;
+    planner_stats st;
+    gt_err e;
+    memset(&st, 0, sizeof st);
+    e.msg[0] = '\0';
+    if (pd->run(t, j, o, &p, &st, &e)) {
+        if (g_stop) {
+            fprintf(stderr, "interrupted before any plan was found\n");
+            return EXIT_INTERRUPTED;
+        }
+        return cli_input_error(&e);
+    }
+    evaluated ev;
+    evaluate(t, j, &p, &ev);
+    json_t *root = plan_doc(t, j, &p, &ev, st.objective_value, st.note);
+    int rc = json_write_atomic(root, out, &e) ? cli_input_error(&e) : EXIT_OK;
+    json_decref(root);
+    if (rc == EXIT_OK)
+        print_summary(t, &p, &ev, obj, &st, out);
+    plan_free(&p);
+    return g_stop && rc == EXIT_OK ? EXIT_INTERRUPTED : rc;
+}
+
+int cmd_plan(int argc, char **argv)
+{
+    plan_args a;
+    int rc = parse_args(&a, argc, argv);
+    if (rc >= 0)
+        return rc;
+    objective obj;
+    gt_err e;
+    if (objective_parse(a.objective, &obj, &e))
+        return cli_usage_error("plan", "%s", e.msg);
+    const planner_def *pd = planner_find(a.planner);
+    if (!pd)
+        return cli_usage_error("plan", "unknown planner '%s' (see geotrain plan --help)",
+                               a.planner);
+    job j;
+    topology t;
+    if ((rc = load_job(&a, &j)) >= 0)
+        return rc;
+    if (cli_load_topology(&a.c, &t, &e))
+        return cli_input_error(&e);
+    planner_opts o = {a.objective, (uint64_t)a.seed, a.budget_s, (int)a.generations,
+                      (int)a.threads, isatty(STDERR_FILENO) != 0, 0, &g_stop};
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old);
+    if (obj.kind == OBJ_PARETO)
+        rc = run_front(&t, &j, &o, pd->name, a.out);
+    else
+        rc = run_single(&t, &j, pd, &o, &obj, a.out);
+    sigaction(SIGINT, &old, NULL);
+    topo_free(&t);
+    return rc;
+}

@@ -1,0 +1,178 @@
+/* encoding.h — the search space shared by the memetic and exact planners:
+ * the genome (a permutation of all GPUs + shape genes + cut and microbatch
+ * genes), its canonical form and its decoding to a plan (DESIGN 8).
+ *
+ * A genome with shape S x D puts perm[p*S + k] on stage k of pipeline p (one
+ * GPU per stage, no tensor parallelism); perm[D*S ..] are the unselected GPUs.
+ * Decoding (enc_decode) does three things, none of which calls the
+ * estimator:
+ *   1. canonical form: pipelines sorted by the classes of their GPUs, and the
+ *      GPUs of each class (one node: same type, same links, interchangeable)
+ *      handed out in index order, so that symmetric genomes decode to the
+ *      same plan and hash alike (duplicate removal, the exact solver's
+ *      "modulo symmetry");
+ *   2. layer cuts per pipeline by LS1 (partition_dp.h: min-max then min-sum of
+ *      the stages' forward+backward time under memory caps), or uniform or
+ *      speed-proportional cuts for the ablations;
+ *   3. microbatches per pipeline: each pipeline's most it can hold in memory,
+ *      then water-filling (one microbatch at a time to the pipeline that would
+ *      finish earliest: R + m * tau, where R is one microbatch's round trip
+ *      and tau the bottleneck stage, or R/S under 1F1B when the in-flight
+ *      limit binds).
+ * The cut and microbatch genes are therefore a function of the placement,
+ * shape, schedule and microbatch size: the layer split is the LS1 split of
+ * its placement. This keeps the memetic planner and the exact referee on one
+ * search space, so "memetic finds the exact optimum" is a well-posed test.
+ *
+ * Microbatch sizes searched: b0 * 2^i (b0 = the job's --microbatch) that
+ * divide the batch, i = 0..ENC_MAX_B-1. Schedules: gpipe, 1f1b. Sync: ring,
+ * hierarchical, ps. */
+#ifndef GT_ENCODING_H
+#define GT_ENCODING_H
+
+#include <gsl/gsl_rng.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "objective.h"
+#include "sim/job.h"
+#include "sim/plan.h"
+#include "sim/topology.h"
+
+#define ENC_MAX_B 6
+#define ENC_NSCHED 2   /* gpipe, 1f1b (interleaved is not searched) */
+#define ENC_NSYNC 3
+
+typedef enum { ENC_CUT_DP, ENC_CUT_UNIFORM, ENC_CUT_SPEED } enc_cut_rule;
+
+typedef struct enc_cfg {
+    enc_cut_rule cuts;   /* DP (LS1) by default; the ablations use the others */
+    bool all_gpus;       /* ablation: every plan uses every GPU it can */
+} enc_cfg;
+
+typedef struct enc_problem {
+    const topology *t;
+    const job *j;
+    enc_cfg cfg;
+    int N, L, ntypes;
+    int nclass;          /* classes of interchangeable GPUs = nodes */
+    int *cls;            /* [N] class of each GPU */
+    int *class_first;    /* [nclass] first GPU (a node's GPUs are consecutive) */
+    int *class_size;     /* [nclass] */
+    double *speed;       /* [N] achievable FLOP/s (peak x efficiency) */
+    int nb;
+    int bval[ENC_MAX_B]; /* microbatch sizes, ascending */
+    int mtot[ENC_MAX_B]; /* microbatches per iteration, B / b */
+    int64_t *lay_ns, *emb_ns, *head_ns; /* [nb * ntypes] fwd+bwd ns, one microbatch */
+    double mem_layer, mem_emb, mem_head; /* training-state bytes: a layer, embedding, head */
+    double act_layer[ENC_MAX_B];         /* activation bytes per layer and microbatch */
+    int smax;            /* min(N, L) */
+    int cells;           /* all_gpus: the D*S every shape must use (0 = free) */
+} enc_problem;
+
+typedef struct genome {
+    int S, D, bi;        /* stages, pipelines, index into bval */
+    sched_kind sched;
+    sync_kind sync;
+    int *perm;           /* [N] */
+    int *first;          /* [N]: first layer of stage (p, k) at p*S + k (decoded) */
+    int *mb;             /* [N]: microbatches of pipeline p (decoded) */
+    uint64_t hash, hash2; /* two independent hashes of the canonical form (decoded) */
+    int status;          /* 0 not evaluated, 1 feasible, -1 infeasible */
+    double fit;          /* objective value of the estimate (INFINITY if infeasible) */
+    obj_metrics est;
+} genome;
+
+int enc_problem_init(enc_problem *pr, const topology *t, const job *j, const enc_cfg *cfg,
+                     gt_err *e);
+void enc_problem_free(enc_problem *pr);
+
+int genome_alloc(genome *g, int N);
+void genome_free(genome *g);
+void genome_copy(genome *dst, const genome *src, int N);
+/* Same canonical decoded genome (call after enc_decode on both). */
+bool genome_same(const genome *a, const genome *b);
+
+/* Set the grid (S x D distinct GPUs, row-major) and put every other GPU,
+ * ascending, in the unselected tail. */
+int enc_set_grid(const enc_problem *pr, genome *g, const int *grid, int S, int D);
+/* Re-slice the placed GPUs into S2 x D2 (S2*D2 <= S*D): read the grid
+ * row-major (by pipeline) or column-major (by stage) and fill the new one the
+ * same way; the GPUs left over become unselected. */
+int enc_reshape(const enc_problem *pr, genome *g, int S2, int D2, bool by_stage);
+/* A lone activation (or gradient) transfer of microbatch bval[bi] from GPU
+ * `from` to GPU `to`, as the estimator prices it. */
+int64_t enc_xfer_ns(const enc_problem *pr, int bi, int from, int to);
+
+/* Whether (S, D, bi) is a shape the problem allows. */
+bool enc_shape_ok(const enc_problem *pr, int S, int D, int bi);
+
+/* Canonicalise, cut and split microbatches (see the header comment).
+ * Returns 0, or -1 when the genome's shape is invalid or nothing fits in
+ * memory (e may be NULL; otherwise it says why). */
+int enc_decode(const enc_problem *pr, genome *g, gt_err *e);
+/* The plan of a decoded genome. */
+int enc_to_plan(const enc_problem *pr, const genome *g, const char *planner,
+                const char *objective, plan *p, gt_err *e);
+
+/* Lower bounds of the estimator's metrics for a decoded genome: iteration
+ * time from each pipeline's critical chain (first arrival + all its work +
+ * the gradient's way back + optimizer, and under 1F1B ceil(m/S) round trips
+ * of stage 0), energy from busy time at TDP plus idle power for the rest of
+ * the bounded iteration; carbon and cost likewise. Valid for every objective
+ * of objective.h through objective_value (it is monotone in all metrics). */
+obj_metrics enc_bound(const enc_problem *pr, const genome *g);
+
+/* The stage whose GPU bounds the plan: in the pipeline with the largest time
+ * bound, the stage with the most work. Returns its grid index p*S + k. */
+int enc_critical_cell(const enc_problem *pr, const genome *g);
+
+/* Finalists: candidates sorted by their estimated objective (g->fit,
+ * ascending) are replayed with simulate_plan (default options) in that
+ * order, keeping the best simulated objective `sobj`, until a candidate's
+ * estimate is no better than the best simulated value so far: the estimator
+ * being a lower bound of the simulator (sim/estimator.h), no later candidate
+ * can win. Ties go to the earlier candidate. The winner's plan goes to out
+ * (caller frees), with its metrics, its simulated objective and how many
+ * candidates were replayed. */
+typedef struct enc_final {
+    plan p;
+    obj_metrics est, sim;
+    double value;
+    int index;           /* which candidate won */
+    int replayed;
+} enc_final;
+int enc_pick_final(const enc_problem *pr, const genome *const *cand, int n,
+                   const objective *sobj, const char *planner, const char *objtext,
+                   enc_final *out, gt_err *e);
+/* Replay one decoded genome (plan + simulated metrics). */
+int enc_simulate(const enc_problem *pr, const genome *g, const char *planner,
+                 const char *objtext, plan *p, obj_metrics *sim, gt_err *e);
+
+/* --- seeds (DESIGN 8) ----------------------------------------------------- */
+
+typedef enum {
+    SEED_FASTEST,        /* GPUs by achievable FLOP/s, fastest first */
+    SEED_FLOPS_PER_WATT, /* by FLOP/s per TDP watt */
+    SEED_MEMORY,         /* by memory, largest first */
+    SEED_PIPE_PER_SITE,  /* one pipeline per site */
+    SEED_DP_PER_SITE,    /* one data-parallel group (stage) per site */
+    SEED_RANDOM
+} seed_kind;
+
+/* Fill g with seed `kind` of shape S x D (S or D <= 0: the seed picks), the
+ * given schedule, sync and microbatch size. rng is used by SEED_RANDOM only.
+ * Returns -1 when the seed does not apply (e.g. too few sites). */
+int enc_seed(const enc_problem *pr, seed_kind kind, int S, int D, sched_kind sched,
+             sync_kind sync, int bi, gsl_rng *rng, genome *g);
+
+/* The fewest stages with which one pipeline of the first GPUs of `kind`'s
+ * order fits in memory (1F1B, microbatch bval[bi]); -1 if none. */
+int enc_min_stages(const enc_problem *pr, seed_kind kind, int bi);
+
+/* The reference plan of weighted:W and the first feasible seed: fastest
+ * first, one pipeline of enc_min_stages stages, 1F1B, ring, the smallest
+ * microbatch that fits. Returns -1 when the job fits on no subset of GPUs,
+ * with e naming the smallest memory shortfall found. */
+int enc_reference(const enc_problem *pr, genome *g, gt_err *e);
+
+#endif

@@ -1,0 +1,68 @@
+/* memetic.h — the memetic planner (DESIGN 8) and its ablations: a genetic
+ * search over the genomes of encoding.h with local search, evaluated by the
+ * estimator, finalists re-ranked by the simulator.
+ *
+ * Per generation: lambda children, each from its own gsl_rng_mt19937 stream
+ * seeded from (seed, generation, index); tournament selection (size 2),
+ * group-preserving crossover with repair, one or two mutations, decoding
+ * (LS1 inside), estimate, and for promising children LS2-LS4
+ * (local_search.h). Children are computed in parallel (OpenMP) into an
+ * array and merged in index order, so the result does not depend on the
+ * thread count. (mu + lambda) survival keeps the elite; duplicates (same
+ * canonical genome) are removed; the search stops on the generation or time
+ * budget, on stagnation, or when opts->stop is set (the best so far is
+ * returned). The best few distinct plans by estimate are replayed by
+ * simulate_plan and the best simulated objective wins; planner_stats.
+ * objective_value is that simulated objective.
+ *
+ * energy-within:X runs a time search first (a third of the budget) to learn
+ * the fastest time; pareto runs weighted searches from W = 1 down to 0 and
+ * keeps every non-dominated plan seen. */
+#ifndef GT_MEMETIC_H
+#define GT_MEMETIC_H
+
+#include <gsl/gsl_rng.h>
+#include <stdbool.h>
+#include "encoding.h"
+#include "pareto.h"
+#include "planner.h"
+
+typedef struct memetic_cfg {
+    const char *name;      /* planner name written into plans */
+    enc_cfg enc;           /* cut rule, all-GPUs */
+    bool local_search;     /* LS2-LS4 */
+    bool plain_crossover;  /* order crossover on the permutation instead */
+} memetic_cfg;
+
+/* The registry entry points. */
+int planner_memetic(const topology *t, const job *j, const planner_opts *o, plan *out,
+                    planner_stats *st, gt_err *e);
+int planner_memetic_nols(const topology *t, const job *j, const planner_opts *o, plan *out,
+                         planner_stats *st, gt_err *e);
+int planner_memetic_all_gpus(const topology *t, const job *j, const planner_opts *o, plan *out,
+                             planner_stats *st, gt_err *e);
+int planner_memetic_uniform(const topology *t, const job *j, const planner_opts *o, plan *out,
+                            planner_stats *st, gt_err *e);
+int planner_memetic_plainx(const topology *t, const job *j, const planner_opts *o, plan *out,
+                           planner_stats *st, gt_err *e);
+
+int memetic_run(const topology *t, const job *j, const planner_opts *o, const memetic_cfg *cfg,
+                plan *out, planner_stats *st, gt_err *e);
+/* objective "pareto": the simulated front (out->n >= 1 on success). */
+int memetic_front(const topology *t, const job *j, const planner_opts *o, pareto_front *out,
+                  planner_stats *st, gt_err *e);
+
+/* --- operators (operators.c) ------------------------------------------------ */
+
+/* Child of a and b: shape and genes from either parent, whole pipelines (rows)
+ * or whole stage groups (columns) inherited, duplicates repaired with unused
+ * GPUs of the same class, else the same type, else the fastest. With `plain`,
+ * order crossover (OX) on the whole permutation instead (ablation). */
+void op_crossover(const enc_problem *pr, const genome *a, const genome *b, bool plain,
+                  gsl_rng *rng, genome *child);
+/* One mutation: swap two placed GPUs, swap in an unselected GPU, change the
+ * shape (a stage or pipeline more or less), or change the schedule, sync or
+ * microbatch size. (Cuts and microbatch counts are decoded, not mutated.) */
+void op_mutate(const enc_problem *pr, genome *g, gsl_rng *rng);
+
+#endif

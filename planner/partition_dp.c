@@ -1,0 +1,173 @@
+/* partition_dp.c — min-max then min-sum contiguous layer partition
+ * (partition_dp.h). */
+#include "partition_dp.h"
+
+#include <stdlib.h>
+
+static bool ok(const pdp_problem *p, int k, int a, int e, int64_t tau)
+{
+    if (p->fits && !p->fits(p->ctx, k, a, e))
+        return false;
+    return tau == INT64_MAX || p->cost(p->ctx, k, a, e) <= tau;
+}
+
+/* Greedy: every stage but the last takes the longest range that is ok and
+ * leaves one layer for each later stage; the last takes the rest. Because
+ * ranges only get harder as they grow, greedy ends are never earlier than
+ * those of any feasible split, so greedy fails only if nothing works. With
+ * `first` non-NULL the greedy split is stored. */
+static bool greedy(const pdp_problem *p, int64_t tau, int *first)
+{
+    int L = p->L, S = p->S, a = 0;
+    if (S < 1 || S > L)
+        return false;
+    for (int k = 0; k < S - 1; k++) {
+        int lim = L - (S - 1 - k) - 1, e = a - 1;
+        while (e < lim && ok(p, k, a, e + 1, tau))
+            e++;
+        if (e < a)
+            return false;
+        if (first)
+            first[k] = a;
+        a = e + 1;
+    }
+    if (first)
+        first[S - 1] = a;
+    return ok(p, S - 1, a, L - 1, tau);
+}
+
+/* Phase 1 for arbitrary monotone costs: f[k][e] = least bottleneck of
+ * stages 0..k covering layers 0..e. Returns INT64_MAX when nothing fits. */
+static int64_t minmax_dp(const pdp_problem *p)
+{
+    int L = p->L, S = p->S;
+    if (S < 1 || S > L)
+        return INT64_MAX;
+    int64_t *f = malloc(sizeof *f * (size_t)L * (size_t)S), res = INT64_MAX;
+    if (!f)
+        return INT64_MAX;
+    for (size_t i = 0; i < (size_t)L * (size_t)S; i++)
+        f[i] = INT64_MAX;
+    for (int e = 0; e <= L - S && ok(p, 0, 0, e, INT64_MAX); e++)
+        f[e] = p->cost(p->ctx, 0, 0, e);
+    for (int k = 1; k < S; k++)
+        for (int e = k; e <= L - S + k; e++) {
+            int64_t best = INT64_MAX;
+            for (int a = e; a >= k && ok(p, k, a, e, INT64_MAX); a--) {
+                int64_t prev = f[(size_t)(k - 1) * L + (size_t)(a - 1)], c;
+                if (prev == INT64_MAX)
+                    continue;
+                c = p->cost(p->ctx, k, a, e);
+                c = c > prev ? c : prev;
+                best = c < best ? c : best;
+            }
+            f[(size_t)k * L + (size_t)e] = best;
+        }
+    res = f[(size_t)(S - 1) * L + (size_t)(L - 1)];
+    free(f);
+    return res;
+}
+
+bool pdp_feasible(const pdp_problem *p, int64_t tau)
+{
+    if (p->uniform)
+        return greedy(p, tau, NULL);
+    int64_t m = minmax_dp(p);
+    return m != INT64_MAX && m <= tau;
+}
+
+static int64_t split_max(const pdp_problem *p, const int *first)
+{
+    int64_t m = 0;
+    for (int k = 0; k < p->S; k++) {
+        int e = k + 1 < p->S ? first[k + 1] - 1 : p->L - 1;
+        int64_t c = p->cost(p->ctx, k, first[k], e);
+        m = c > m ? c : m;
+    }
+    return m;
+}
+
+/* Phase 1: the least tau for which the greedy succeeds. */
+static int64_t min_bottleneck(const pdp_problem *p, int *first)
+{
+    greedy(p, INT64_MAX, first);
+    int64_t hi = split_max(p, first), lo = -1; /* lo infeasible, hi feasible */
+    while (hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (greedy(p, mid, NULL))
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return hi;
+}
+
+/* Phase 2: least sum of costs with every stage ok under tau.
+ * f[k*L + e] = best sum of stages 0..k covering layers 0..e. */
+static int min_sum(const pdp_problem *p, int64_t tau, int *first, int64_t *sum)
+{
+    int L = p->L, S = p->S;
+    size_t n = (size_t)L * (size_t)S;
+    int64_t *f = malloc(sizeof *f * n);
+    int *from = malloc(sizeof *from * n);
+    if (!f || !from) {
+        free(f);
+        free(from);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++)
+        f[i] = INT64_MAX;
+    for (int e = 0; e <= L - S; e++) {
+        if (!ok(p, 0, 0, e, tau))
+            break;
+        f[e] = p->cost(p->ctx, 0, 0, e);
+        from[e] = 0;
+    }
+    for (int k = 1; k < S; k++)
+        for (int e = k; e <= L - S + k; e++) {
+            int64_t best = INT64_MAX;
+            int arg = -1;
+            /* a runs down from e: ranges grow, so stop at the first failure */
+            for (int a = e; a >= k && ok(p, k, a, e, tau); a--) {
+                int64_t prev = f[(size_t)(k - 1) * L + (size_t)(a - 1)];
+                if (prev == INT64_MAX)
+                    continue;
+                int64_t v = prev + p->cost(p->ctx, k, a, e);
+                if (v < best) {
+                    best = v;
+                    arg = a;
+                }
+            }
+            f[(size_t)k * L + (size_t)e] = best;
+            from[(size_t)k * L + (size_t)e] = arg;
+        }
+    int rc = -1;
+    if (f[(size_t)(S - 1) * L + (size_t)(L - 1)] != INT64_MAX) {
+        *sum = f[(size_t)(S - 1) * L + (size_t)(L - 1)];
+        for (int k = S - 1, e = L - 1; k >= 0; k--) {
+            first[k] = from[(size_t)k * L + (size_t)e];
+            e = first[k] - 1;
+        }
+        rc = 0;
+    }
+    free(f);
+    free(from);
+    return rc;
+}
+
+int pdp_solve(const pdp_problem *p, int *first, pdp_result *r)
+{
+    int64_t tau, sum = 0;
+    if (p->uniform) {
+        if (!greedy(p, INT64_MAX, first))
+            return -1;
+        tau = min_bottleneck(p, first);
+    } else if ((tau = minmax_dp(p)) == INT64_MAX) {
+        return -1;
+    }
+    if (min_sum(p, tau, first, &sum))
+        return -1;
+    r->max_cost = tau;
+    r->sum_cost = sum;
+    return 0;
+}

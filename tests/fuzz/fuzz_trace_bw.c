@@ -1,0 +1,3 @@
+/* fuzz_trace_bw.c — see fuzz_traces.h. */
+#define TRACE_TARGET 0
+#include "fuzz_traces.h"

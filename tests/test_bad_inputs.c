@@ -1,0 +1,433 @@
+/* test_bad_inputs.c — every file of the bad-input corpus (tests/bad/) is
+ * refused by the command a user would run, with exit code 1 and an error
+ * that names the file, the line and column (JSON), the field and the reason
+ * (DESIGN 2 and 11); and a failed or interrupted write leaves the previous
+ * output intact with no temporary file (sim/atomic_file.h).
+ *
+ *   tests/bad/topo/FILE    geotrain topo check FILE
+ *   tests/bad/plan/FILE    geotrain plan check -t tests/bad/support/topo.json
+ *                           -m tests/bad/support/model.json --batch 16 FILE
+ *   tests/bad/model/FILE   geotrain model show FILE
+ *
+ * Each corpus file has one row in the tables below (a file without a row, or
+ * a row without a file, fails the test): the expected line, the text found at
+ * the reported line:column (the locator points at the offending value), the
+ * field path and a piece of the reason. Semantic plan errors have no position
+ * (line -1): the reason is asserted instead. */
+#include "testutil.h"
+
+#include <signal.h>
+
+#include "sim/atomic_file.h"
+
+typedef struct expect {
+    const char *file;     /* name inside the corpus folder */
+    int line;             /* expected line; 0 = any; -1 = no position (semantic) */
+    const char *at;       /* text at line:col, NULL = not checked */
+    const char *field;    /* "FILE:L:C: field: ...", NULL = no field (syntax error) */
+    const char *reason;   /* a piece of the message */
+} expect;
+
+static const expect TOPO[] = {
+    {"count-over-node-limit.json", 3, "4096", "sites[0].nodes[0].count", "must be in [1, 1024]"},
+    {"duplicate-key.json", 2, NULL, NULL, "duplicate object key"},
+    {"duplicate-link.json", 5, "{\"a\": \"b\"", "links[1]", "duplicate link \"b\"-\"a\""},
+    {"duplicate-site.json", 3, "\"a\"", "sites[1].id", "duplicate site id \"a\""},
+    {"empty.json", 1, NULL, NULL, "empty file"},
+    {"garbage-png.bin", 0, NULL, NULL, "binary data (NUL byte)"},
+    {"garbage.bin", 0, NULL, NULL, "binary data (NUL byte)"},
+    {"huge-count.json", 3, NULL, NULL, "too big integer"},
+    {"infinity.json", 4, NULL, NULL, "invalid token near 'Infinity'"},
+    {"invalid-utf8.json", 1, NULL, NULL, "unable to decode byte 0xc3"},
+    {"long-name.json", 1, "\"nnnn", "name", "longer than 127 characters"},
+    {"malformed-single-quotes.json", 1, NULL, NULL, "invalid token"},
+    {"malformed-trailing-comma.json", 3, NULL, NULL, "unexpected token near ']'"},
+    {"malformed-unclosed.json", 4, NULL, NULL, "expected near end of file"},
+    {"missing-site-pair.json", 5, "[", "links", "missing link between sites \"b\" and \"c\""},
+    {"nan.json", 4, NULL, NULL, "invalid token near 'NaN'"},
+    {"negative-bandwidth.json", 4, "-1", "links[0].gbps", "gbps must be > 0 (got -1)"},
+    {"negative-latency.json", 4, "-3", "links[0].latency_ms", "latency_ms must be >= 0 (got -3)"},
+    {"no-sites.json", 1, "[]", "sites", "at least one site"},
+    {"over-gpu-limit.json", 5, "1024", "sites[1].nodes[0].count", "limit of 200000 GPUs"},
+    {"real-overflow.json", 4, NULL, NULL, "real number overflow"},
+    {"site-id-with-slash.json", 2, "\"us/east\"", "sites[0].id", "must not contain '/'"},
+    {"site-without-gpus.json", 3, "[]", "sites[1].nodes", "at least one node with GPUs"},
+    {"top-level-array.json", 1, "[", NULL, "expected a JSON object at the top level"},
+    {"unknown-field.json", 4, "20", "links[0].latency", "unknown field \"latency\""},
+    {"unknown-gpu.json", 4, "\"h9000\"", "sites[0].nodes[1].gpu", "unknown GPU type \"h9000\""},
+    {"unknown-site-in-link.json", 4, "\"zz\"", "links[0].b", "unknown site \"zz\""},
+    {"whitespace-only.json", 3, NULL, NULL, "expected near end of file"},
+    {"wrong-type-count.json", 3, "\"8\"", "sites[0].nodes[0].count", "expected an integer"},
+    {"wrong-type-site-id.json", 3, "7", "sites[0].id", "expected a string"},
+    {"wrong-type-sites.json", 2, "{", "sites", "expected an array"},
+    {"zero-asym-bandwidth.json", 4, "0", "links[0].b_to_a_gbps", "must be > 0 (got 0)"},
+    {"zero-bandwidth.json", 4, "0", "links[0].gbps", "gbps must be > 0 (got 0)"},
+    {"zero-count.json", 3, "0", "sites[0].nodes[0].count", "must be in [1, 1024] (got 0)"},
+    {"zero-lan-bandwidth.json", 4, "0", "sites[0].lan.gbps", "must be > 0 (got 0)"},
+    {"zero-nic-bandwidth.json", 3, "0", "sites[0].nodes[0].nic_gbps", "must be > 0 (got 0)"},
+    {NULL, 0, NULL, NULL, NULL}};
+
+static const expect PLAN[] = {
+    {"bad-layer-range.json", 5, "[7, 4]", "pipelines[0].stages[1].layers",
+     "invalid layer range [7, 4]"},
+    {"empty.json", 1, NULL, NULL, "empty file"},
+    {"garbage.bin", 0, NULL, NULL, "binary data (NUL byte)"},
+    {"gpu-index-out-of-range.json", 5, "\"s1/0/4\"", "pipelines[0].stages[1].gpus[0]",
+     "unknown GPU \"s1/0/4\""},
+    {"gpu-used-twice.json", -1, NULL, NULL,
+     "GPU s1/0/0 is used twice (pipelines[0].stages[0] and pipelines[1].stages[1])"},
+    {"huge-microbatches.json", 3, NULL, NULL, "too big integer"},
+    {"interleaved-wrong-repeat.json", -1, NULL, NULL,
+     "pipelines[0].stages[3]: interleaved stages must repeat the GPUs of stage 1"},
+    {"layer-beyond-model.json", -1, NULL, NULL, "layer 8 does not exist (the model has 8 layers"},
+    {"malformed.json", 4, NULL, NULL, "'}' expected"},
+    {"memory-overflow.json", -1, NULL, NULL, "GPU edge/0/0 (t4) needs 18.24 GiB for layers [0, 7] "
+                                             "but has 16.00 GiB"},
+    {"microbatches-do-not-add-up.json", -1, NULL, NULL,
+     "microbatches add up to 15 x microbatch_size 1 = 15 sequences, but the job's batch is 16"},
+    {"missing-layer-range.json", 5, "{\"gpus\"", "pipelines[0].stages[1].layers",
+     "expected [first, last]"},
+    {"missing-layers.json", -1, NULL, NULL, "pipelines[0]: layers 4..5 are missing"},
+    {"no-pipelines.json", 2, "[]", "pipelines", "expected a non-empty array of pipelines"},
+    {"overlapping-ranges.json", -1, NULL, NULL,
+     "pipelines[0].stages[1]: layers [3, 7] overlap the previous stage (which ends at 4)"},
+    {"tensor-parallel-across-nodes.json", -1, NULL, NULL,
+     "tensor-parallel GPUs must share a node (edge/0/0 and edge/1/0 do not)"},
+    {"unknown-field.json", 4, "[0, 7]", "pipelines[0].stages[0].layer", "unknown field \"layer\""},
+    {"unknown-gpu.json", 5, "\"mars/0/0\"", "pipelines[0].stages[1].gpus[0]",
+     "unknown GPU \"mars/0/0\""},
+    {"unknown-schedule.json", 1, "\"zigzag\"", "schedule", "expected gpipe, 1f1b or interleaved"},
+    {"wrong-type-gpus.json", 4, "\"s1/0/0\"", "pipelines[0].stages[0].gpus",
+     "expected a non-empty array"},
+    {"wrong-type-microbatches.json", 3, "\"16\"", "pipelines[0].microbatches",
+     "expected an integer"},
+    {NULL, 0, NULL, NULL, NULL}};
+
+static const expect MODEL[] = {
+    {"bad-norm.json", 2, "\"batchnorm\"", "norm", "expected \"layernorm\" or \"rmsnorm\""},
+    {"empty.json", 1, NULL, NULL, "empty file"},
+    {"flag-not-boolean.json", 2, "\"yes\"", "gated_mlp", "expected true/false"},
+    {"heads-do-not-divide-hidden.json", -1, NULL, NULL, "hidden 1000 is not a multiple of heads 16"},
+    {"huge-layers.json", 1, NULL, NULL, "too big integer"},
+    {"kv-heads-over-heads.json", 1, "32", "kv_heads", "must be in [1, 16] (got 32)"},
+    {"missing-layers.json", 1, "{", "layers", "missing, expected an integer"},
+    {"nan-ffn.json", 1, NULL, NULL, "invalid token near 'NaN'"},
+    {"unknown-field.json", 2, "true", "gated", "unknown field \"gated\""},
+    {"wrong-type-hidden.json", 3, "\"1024\"", "hidden", "expected an integer"},
+    {"zero-layers.json", 2, "0", "layers", "must be in [1, 100000] (got 0)"},
+    {NULL, 0, NULL, NULL, NULL}};
+
+#define SUPPORT_TOPO "tests/bad/support/topo.json"
+#define SUPPORT_MODEL "tests/bad/support/model.json"
+#define SUPPORT_PLAN "tests/bad/support/good.plan.json"
+
+enum { KIND_TOPO, KIND_PLAN, KIND_MODEL };
+
+static int run_kind(tu_run *r, int kind, const char *path)
+{
+    if (kind == KIND_TOPO)
+        return tu_geotrain(r, "topo", "check", path, NULL);
+    if (kind == KIND_PLAN)
+        return tu_geotrain(r, "plan", "check", "-t", SUPPORT_TOPO, "-m", SUPPORT_MODEL,
+                           "--batch", "16", path, NULL);
+    return tu_geotrain(r, "model", "show", path, NULL);
+}
+
+/* Text at 1-based line:col of a file, compared with `want`. */
+static int text_at(const char *path, int line, int col, const char *want)
+{
+    size_t len;
+    char *t = tu_read_file(path, &len);
+    if (!t)
+        return 0;
+    size_t i = 0;
+    for (int l = 1; l < line && i < len; i++)
+        if (t[i] == '\n')
+            l++;
+    i += (size_t)col - 1;
+    int ok = i < len && strncmp(t + i, want, strlen(want)) == 0;
+    free(t);
+    return ok;
+}
+
+static const expect *find_expect(const expect *tab, const char *name)
+{
+    for (const expect *x = tab; x->file; x++)
+        if (!strcmp(x->file, name))
+            return x;
+    return NULL;
+}
+
+#define CHECK(cond, ...)                                                                  \
+    do {                                                                                  \
+        if (!(cond)) {                                                                    \
+            print_error("%s: ", path);                                                    \
+            print_error(__VA_ARGS__);                                                     \
+            print_error("\n  stderr: %s\n", r.err ? r.err : "(none)");                   \
+            tu_run_free(&r);                                                              \
+            fail();                                                                       \
+        }                                                                                 \
+    } while (0)
+
+static void check_one(int kind, const char *path, const expect *x)
+{
+    tu_run r;
+    assert_int_equal(run_kind(&r, kind, path), 0);
+    CHECK(r.status == 1, "exit code %d, expected 1\n", r.status);
+    CHECK(!strstr(r.out, ": ok"), "reported ok\n");
+    const char *p = strstr(r.err, path);
+    CHECK(p != NULL, "stderr does not name the file\n");
+    p += strlen(path);
+    if (x->line < 0) {
+        /* semantic error: "error: FILE: reason" */
+        CHECK(p[0] == ':' && p[1] == ' ', "expected 'FILE: reason'\n");
+    } else {
+        char *end;
+        long line = strtol(p + 1, &end, 10);
+        CHECK(*p == ':' && end > p + 1 && *end == ':', "no line number after the file\n");
+        const char *cp = end + 1;
+        long col = strtol(cp, &end, 10);
+        CHECK(end > cp && *end == ':' && line >= 1 && col >= 1, "no line:col\n");
+        CHECK(x->line == 0 || line == x->line, "line %ld, expected %d\n", line, x->line);
+        CHECK(!x->at || text_at(path, (int)line, (int)col, x->at),
+              "%ld:%ld does not point at %s\n", line, col, x->at);
+        if (x->field) {
+            size_t fl = strlen(x->field);
+            CHECK(end[1] == ' ' && !strncmp(end + 2, x->field, fl) && end[2 + fl] == ':',
+                  "field %s not named after the position\n", x->field);
+        }
+    }
+    CHECK(strstr(p, x->reason) != NULL, "reason '%s' missing\n", x->reason);
+    tu_run_free(&r);
+}
+
+static void check_corpus(int kind, const char *dir, const expect *tab)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int seen = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] == '.')
+            continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        const expect *x = find_expect(tab, de->d_name);
+        if (!x) {
+            print_error("%s has no row in the expectations of test_bad_inputs.c\n", path);
+            closedir(d);
+            fail();
+        }
+        check_one(kind, path, x);
+        seen++;
+    }
+    closedir(d);
+    int rows = 0;
+    for (const expect *x = tab; x->file; x++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", dir, x->file);
+        if (!tu_exists(path)) {
+            print_error("expectation for %s, which is missing\n", path);
+            fail();
+        }
+        rows++;
+    }
+    assert_int_equal(seen, rows);
+}
+
+/* The inputs the bad plans are checked against are themselves valid, so each
+ * bad plan fails for its own reason. */
+static void test_support_files_are_valid(void **state)
+{
+    (void)state;
+    tu_run r;
+    assert_int_equal(tu_geotrain(&r, "topo", "check", SUPPORT_TOPO, NULL), 0);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "ok (4 sites, 16 GPUs)"));
+    tu_run_free(&r);
+    assert_int_equal(tu_geotrain(&r, "model", "show", SUPPORT_MODEL, NULL), 0);
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+    assert_int_equal(run_kind(&r, KIND_PLAN, SUPPORT_PLAN), 0);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "ok (2 pipelines, 5 GPUs of 16"));
+    tu_run_free(&r);
+}
+
+static void test_bad_topologies(void **state)
+{
+    (void)state;
+    check_corpus(KIND_TOPO, "tests/bad/topo", TOPO);
+}
+
+static void test_bad_plans(void **state)
+{
+    (void)state;
+    check_corpus(KIND_PLAN, "tests/bad/plan", PLAN);
+}
+
+static void test_bad_models(void **state)
+{
+    (void)state;
+    check_corpus(KIND_MODEL, "tests/bad/model", MODEL);
+}
+
+/* `topo check A B C` checks every file: ok lines for the good ones, the error
+ * for the bad one, exit 1. */
+static void test_topo_check_goes_on_after_a_bad_file(void **state)
+{
+    (void)state;
+    tu_run r;
+    assert_int_equal(tu_geotrain(&r, "topo", "check", SUPPORT_TOPO,
+                                 "tests/bad/topo/zero-bandwidth.json", SUPPORT_TOPO, NULL),
+                     0);
+    assert_int_equal(r.status, 1);
+    const char *first = strstr(r.out, SUPPORT_TOPO ": ok");
+    assert_non_null(first);
+    assert_non_null(strstr(first + 1, SUPPORT_TOPO ": ok"));
+    assert_non_null(strstr(r.err, "tests/bad/topo/zero-bandwidth.json:4:"));
+    tu_run_free(&r);
+}
+
+/* A missing file is an input error (1) naming the file and the reason. */
+static void test_missing_file(void **state)
+{
+    (void)state;
+    tu_run r;
+    assert_int_equal(tu_geotrain(&r, "topo", "check", "tests/bad/no-such-file.json", NULL), 0);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "tests/bad/no-such-file.json: cannot open: "));
+    tu_run_free(&r);
+    assert_int_equal(run_kind(&r, KIND_PLAN, "tests/bad/no-such.plan.json"), 0);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "tests/bad/no-such.plan.json: cannot open: "));
+    tu_run_free(&r);
+}
+
+/* --- atomic output -------------------------------------------------------- */
+
+static int write_new(FILE *fp, void *ctx)
+{
+    return fputs((const char *)ctx, fp) < 0 ? -1 : 0;
+}
+
+/* Writes half of its text, then fails. */
+static int write_half_then_fail(FILE *fp, void *ctx)
+{
+    const char *s = ctx;
+    fwrite(s, 1, strlen(s) / 2, fp);
+    return -1;
+}
+
+static void test_atomic_write_failure_keeps_previous_file(void **state)
+{
+    (void)state;
+    char dir[64], path[128];
+    assert_non_null(tu_mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/plan.json", dir);
+    assert_int_equal(tu_write_file(path, "previous\n"), 0);
+    gt_err e;
+    e.msg[0] = '\0';
+    assert_int_equal(atomic_write(path, write_half_then_fail, "a new and longer content\n", &e),
+                     -1);
+    assert_non_null(strstr(e.msg, path));
+    char *got = tu_read_file(path, NULL);
+    assert_string_equal(got, "previous\n");
+    free(got);
+    assert_int_equal(tu_count_entries(dir), 1); /* no temporary file left */
+    /* and a successful write replaces it whole, again with no temp file */
+    assert_int_equal(atomic_write(path, write_new, "replaced\n", &e), 0);
+    got = tu_read_file(path, NULL);
+    assert_string_equal(got, "replaced\n");
+    free(got);
+    assert_int_equal(tu_count_entries(dir), 1);
+    tu_rmtree(dir);
+}
+
+static void test_atomic_write_failure_creates_nothing(void **state)
+{
+    (void)state;
+    char dir[64], path[128];
+    assert_non_null(tu_mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/out.json", dir);
+    gt_err e;
+    assert_int_equal(atomic_write(path, write_half_then_fail, "content\n", &e), -1);
+    assert_false(tu_exists(path));
+    assert_int_equal(tu_count_entries(dir), 0);
+    /* an unwritable folder is an error naming the path, not a crash */
+    snprintf(path, sizeof path, "%s/no/such/folder/out.json", dir);
+    assert_int_equal(atomic_write(path, write_new, "x", &e), -1);
+    assert_non_null(strstr(e.msg, "cannot write"));
+    assert_int_equal(tu_count_entries(dir), 0);
+    tu_rmtree(dir);
+}
+
+static void on_term(int sig)
+{
+    (void)sig;
+    atomic_cleanup_on_signal();
+    _exit(130);
+}
+
+static int write_then_get_killed(FILE *fp, void *ctx)
+{
+    fputs((const char *)ctx, fp);
+    fflush(fp);
+    raise(SIGTERM);
+    return 0;
+}
+
+/* SIGTERM in the middle of a write: the handler's atomic_cleanup_on_signal()
+ * removes the temporary file and the previous output stays. */
+static void test_atomic_write_interrupted_keeps_previous_file(void **state)
+{
+    (void)state;
+    char dir[64], path[128];
+    assert_non_null(tu_mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/timeline.json", dir);
+    assert_int_equal(tu_write_file(path, "previous\n"), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        signal(SIGTERM, on_term);
+        gt_err e;
+        atomic_write(path, write_then_get_killed, "partial new content", &e);
+        _exit(0); /* not reached: the handler exits 130 */
+    }
+    int ws;
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    assert_true(WIFEXITED(ws));
+    assert_int_equal(WEXITSTATUS(ws), 130);
+    char *got = tu_read_file(path, NULL);
+    assert_string_equal(got, "previous\n");
+    free(got);
+    assert_int_equal(tu_count_entries(dir), 1);
+    tu_rmtree(dir);
+}
+
+int main(void)
+{
+    if (tu_chdir_root()) {
+        fprintf(stderr, "test_bad_inputs: cannot find the repository root\n");
+        return 1;
+    }
+    if (!tu_exists("geotrain")) {
+        fprintf(stderr, "test_bad_inputs: ./geotrain is missing (make first)\n");
+        return 1;
+    }
+    if (getenv("CMOCKA_TEST_FILTER")) /* e.g. CMOCKA_TEST_FILTER='*nesting*' */
+        cmocka_set_test_filter(getenv("CMOCKA_TEST_FILTER"));
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_support_files_are_valid),
+        cmocka_unit_test(test_bad_topologies),
+        cmocka_unit_test(test_bad_plans),
+        cmocka_unit_test(test_bad_models),
+        cmocka_unit_test(test_topo_check_goes_on_after_a_bad_file),
+        cmocka_unit_test(test_missing_file),
+        cmocka_unit_test(test_atomic_write_failure_keeps_previous_file),
+        cmocka_unit_test(test_atomic_write_failure_creates_nothing),
+        cmocka_unit_test(test_atomic_write_interrupted_keeps_previous_file),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
