@@ -8,6 +8,7 @@
 
 #include "partition_dp.h"
 #include "sim/cost.h"
+#include "sim/estimator.h"
 #include "sim/simulator.h"
 
 #define GIB 1073741824.0
@@ -602,13 +603,13 @@ int enc_simulate(const enc_problem *pr, const genome *g, const char *planner,
 
 int enc_pick_final(const enc_problem *pr, const genome *const *cand, int n,
                    const objective *sobj, const char *planner, const char *objtext,
-                   enc_final *out, gt_err *e)
+                   int max_replays, const volatile int *stop, enc_final *out, gt_err *e)
 {
     bool have = false;
     gt_err last = {""};
     int replayed = 0;
     for (int i = 0; i < n; i++) {
-        if (have && !(cand[i]->fit < out->value))
+        if (have && (!(cand[i]->fit < out->value) || replayed >= max_replays || (stop && *stop)))
             break;
         plan p;
         obj_metrics sim;
@@ -630,6 +631,159 @@ int enc_pick_final(const enc_problem *pr, const genome *const *cand, int n,
     if (!have)
         return gt_fail(e, "%s", last.msg[0] ? last.msg : "no feasible plan found");
     return 0;
+}
+
+/* --- traffic floor and fitness --------------------------------------------------- */
+
+/* Bytes per shared resource, laid out as the simulator's network: GPU link
+ * out/in (2 per GPU), NIC out/in (2 per node), WAN (site x site). */
+typedef struct traffic {
+    const enc_problem *pr;
+    double *bytes;
+    int nres, node0, wan0;
+} traffic;
+
+static void flow_bytes(traffic *tr, int a, int b, double bytes)
+{
+    const topology *t = tr->pr->t;
+    const topo_gpu *ga = &t->gpus[a], *gb = &t->gpus[b];
+    if (ga->node == gb->node) {
+        tr->bytes[2 * a] += bytes;
+        tr->bytes[2 * b + 1] += bytes;
+        return;
+    }
+    tr->bytes[tr->node0 + 2 * ga->node] += bytes;
+    tr->bytes[tr->node0 + 2 * gb->node + 1] += bytes;
+    if (ga->site != gb->site && !topo_wan(t, ga->site, gb->site)->per_pair)
+        tr->bytes[tr->wan0 + ga->site * t->nsites + gb->site] += bytes;
+}
+
+static int by_site_gpu(const void *x, const void *y, const topology *t)
+{
+    int a = *(const int *)x, b = *(const int *)y;
+    if (t->gpus[a].site != t->gpus[b].site)
+        return t->gpus[a].site - t->gpus[b].site;
+    return a - b;
+}
+
+/* Insertion sort of members by (site, GPU), as collective_build orders them. */
+static void sort_members(const topology *t, int *m, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int k = i; k > 0 && by_site_gpu(&m[k], &m[k - 1], t) < 0; k--) {
+            int x = m[k];
+            m[k] = m[k - 1];
+            m[k - 1] = x;
+        }
+}
+
+static void ring_bytes(traffic *tr, const int *m, int n, double g)
+{
+    for (int i = 0; i < n && n > 1; i++)
+        flow_bytes(tr, m[i], m[(i + 1) % n], 2.0 * (n - 1) * g / n);
+}
+
+/* One layer's gradient sync over members m[0..n) (sorted), per algorithm. */
+static void sync_bytes(traffic *tr, sync_kind kind, int *m, int n, double g)
+{
+    const topology *t = tr->pr->t;
+    if (kind == SYNC_RING) {
+        ring_bytes(tr, m, n, g);
+    } else if (kind == SYNC_PS) {
+        for (int a = 0; a < n; a++)
+            for (int b = 0; b < n; b++)
+                if (a != b)
+                    flow_bytes(tr, m[a], m[b], 2.0 * g / n);
+    } else { /* hierarchical: rings inside sites, a ring of leaders, broadcast back */
+        int lead[n], start[n + 1], nl = 0;
+        for (int i = 0; i < n; i++)
+            if (i == 0 || t->gpus[m[i]].site != t->gpus[m[i - 1]].site) {
+                start[nl] = i;
+                lead[nl++] = m[i];
+            }
+        start[nl] = n;
+        for (int s = 0; s < nl; s++)
+            ring_bytes(tr, &m[start[s]], start[s + 1] - start[s], g);
+        if (nl > 1) {
+            ring_bytes(tr, lead, nl, g);
+            for (int s = 0; s < nl; s++)
+                for (int k = start[s] + 1; k < start[s + 1]; k++)
+                    flow_bytes(tr, lead[s], m[k], g);
+        }
+    }
+}
+
+double enc_traffic_floor(const enc_problem *pr, const genome *g)
+{
+    const topology *t = pr->t;
+    traffic tr = {pr, NULL, 2 * t->ngpus + 2 * t->nnodes + t->nsites * t->nsites,
+                  2 * t->ngpus, 2 * t->ngpus + 2 * t->nnodes};
+    int S = g->S, D = g->D, *mem = malloc(sizeof(int) * (size_t)(D + 1));
+    tr.bytes = calloc((size_t)tr.nres, sizeof(double));
+    if (!tr.bytes || !mem) {
+        free(tr.bytes);
+        free(mem);
+        return 0;
+    }
+    double act = cost_activation_bytes(pr->j, pr->bval[g->bi]);
+    for (int p = 0; p < D; p++)
+        for (int k = 0; k + 1 < S; k++) {
+            flow_bytes(&tr, g->perm[p * S + k], g->perm[p * S + k + 1], g->mb[p] * act);
+            flow_bytes(&tr, g->perm[p * S + k + 1], g->perm[p * S + k], g->mb[p] * act);
+        }
+    for (int l = 0; l < pr->L && D > 1; l++) {
+        for (int p = 0; p < D; p++) {
+            int k = S - 1;
+            while (k > 0 && g->first[p * S + k] > l)
+                k--;
+            mem[p] = g->perm[p * S + k];
+        }
+        sort_members(t, mem, D);
+        sync_bytes(&tr, g->sync, mem, D, cost_grad_bytes(&pr->j->model, l, l));
+    }
+    double worst = 0;
+    for (int r = 0; r < tr.nres; r++) {
+        if (tr.bytes[r] <= 0)
+            continue;
+        double cap;
+        if (r < tr.node0)
+            cap = topo_gpu_type(t, r / 2)->link_bw;
+        else if (r < tr.wan0)
+            cap = t->nodes[(r - tr.node0) / 2].nic_bw;
+        else
+            cap = t->wan[r - tr.wan0].bw;
+        worst = fmax(worst, tr.bytes[r] / cap);
+    }
+    free(tr.bytes);
+    free(mem);
+    return worst;
+}
+
+int enc_estimate(const enc_problem *pr, const genome *g, obj_metrics *m)
+{
+    plan p;
+    gt_err e;
+    if (enc_to_plan(pr, g, "", "", &p, &e))
+        return -1;
+    est_summary s;
+    int st = estimate_plan(pr->t, pr->j, &p, &s, &e) == 0 ? 1 : -1;
+    plan_free(&p);
+    if (st != 1)
+        return -1;
+    *m = obj_from_estimate(&s);
+    double floor_s = enc_traffic_floor(pr, g);
+    if (floor_s > m->time_s) {
+        double dt = floor_s - m->time_s;
+        for (int x = 0; x < g->S * g->D; x++) {
+            const topo_site *site = &pr->t->sites[pr->t->gpus[g->perm[x]].site];
+            double j = dt * site->pue * topo_gpu_type(pr->t, g->perm[x])->idle_w;
+            m->energy_j += j;
+            m->carbon_g += j / 3.6e6 * site->carbon_g_per_kwh;
+            m->usd += j / 3.6e6 * site->price_kwh;
+        }
+        m->time_s = floor_s;
+    }
+    return 1;
 }
 
 /* --- bounds ------------------------------------------------------------------ */

@@ -114,6 +114,20 @@ int enc_decode(const enc_problem *pr, genome *g, gt_err *e);
 int enc_to_plan(const enc_problem *pr, const genome *g, const char *planner,
                 const char *objective, plan *p, gt_err *e);
 
+/* The planners' fitness of a decoded genome: the estimator's metrics
+ * (estimate_plan), with the iteration time raised to the largest bytes /
+ * bandwidth over the shared resources (WAN links other than per-pair ones,
+ * node NICs, GPU links) of all activation, gradient and sync traffic (the
+ * flows of sim/collective.h's algorithms). No sharing policy lets an
+ * iteration end before its busiest resource has carried its bytes, so this
+ * is a lower bound of the simulator that the contention-free estimator
+ * misses (it sees every transfer alone); energy, carbon and cost grow by the
+ * selected GPUs' idle power over the extra time. Returns 1 (feasible) or -1
+ * (the estimator refused the plan). */
+int enc_estimate(const enc_problem *pr, const genome *g, obj_metrics *m);
+/* The traffic floor alone (seconds). */
+double enc_traffic_floor(const enc_problem *pr, const genome *g);
+
 /* Lower bounds of the estimator's metrics for a decoded genome: iteration
  * time from each pipeline's critical chain (first arrival + all its work +
  * the gradient's way back + optimizer, and under 1F1B ceil(m/S) round trips
@@ -131,9 +145,10 @@ int enc_critical_cell(const enc_problem *pr, const genome *g);
  * order, keeping the best simulated objective `sobj`, until a candidate's
  * estimate is no better than the best simulated value so far: the estimator
  * being a lower bound of the simulator (sim/estimator.h), no later candidate
- * can win. Ties go to the earlier candidate. The winner's plan goes to out
- * (caller frees), with its metrics, its simulated objective and how many
- * candidates were replayed. */
+ * can win. Ties go to the earlier candidate. At most max_replays replays,
+ * and only one once *stop is set (an interrupted run still gets a plan).
+ * The winner's plan goes to out (caller frees), with its metrics, its
+ * simulated objective and how many candidates were replayed. */
 typedef struct enc_final {
     plan p;
     obj_metrics est, sim;
@@ -143,7 +158,7 @@ typedef struct enc_final {
 } enc_final;
 int enc_pick_final(const enc_problem *pr, const genome *const *cand, int n,
                    const objective *sobj, const char *planner, const char *objtext,
-                   enc_final *out, gt_err *e);
+                   int max_replays, const volatile int *stop, enc_final *out, gt_err *e);
 /* Replay one decoded genome (plan + simulated metrics). */
 int enc_simulate(const enc_problem *pr, const genome *g, const char *planner,
                  const char *objtext, plan *p, obj_metrics *sim, gt_err *e);

@@ -629,18 +629,8 @@ static void estimate_pair(const exact_space *sp, pair q, genome *g, int *used, o
     const xpoint *x = &sp->pts[q.pt];
     *ok = -1;
     placement_genome(sp, x->place, x->bi, x->sched, q.sync, g, used);
-    if (enc_decode(sp->pr, g, NULL))
-        return;
-    plan p;
-    gt_err e;
-    if (enc_to_plan(sp->pr, g, "exact", "", &p, &e))
-        return;
-    est_summary s;
-    if (estimate_plan(sp->pr->t, sp->pr->j, &p, &s, &e) == 0) {
-        *m = obj_from_estimate(&s);
-        *ok = 1;
-    }
-    plan_free(&p);
+    if (enc_decode(sp->pr, g, NULL) == 0)
+        *ok = (signed char)enc_estimate(sp->pr, g, m);
 }
 
 typedef struct workspace {
@@ -924,16 +914,12 @@ static int setup(exact_run *x, const topology *t, const job *j, const planner_op
     if (genome_alloc(&ref, x->pr.N))
         return gt_fail(e, "out of memory");
     int rc = enc_reference(&x->pr, &ref, e);
-    plan p;
-    est_summary s;
-    if (!rc && !(rc = enc_to_plan(&x->pr, &ref, "exact", objtext, &p, e))) {
-        rc = estimate_plan(t, j, &p, &s, e);
-        plan_free(&p);
-    }
+    obj_metrics m;
+    if (!rc && enc_estimate(&x->pr, &ref, &m) != 1)
+        rc = gt_fail(e, "the reference plan (fastest GPUs first) could not be estimated");
     genome_free(&ref);
     if (rc)
         return -1;
-    obj_metrics m = obj_from_estimate(&s);
     objective_set_refs(&x->obj, &m);
     x->sobj = x->obj;
     return exact_enumerate(&x->pr, o->budget_s > 0 ? o->budget_s : EXACT_DEFAULT_LIMIT_S,

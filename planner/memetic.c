@@ -20,6 +20,7 @@
 #define MA_STALL 40        /* generations without improvement before stopping */
 #define MA_DEFAULT_GENS 300
 #define MA_PAR_MIN_GPUS 24 /* fewer GPUs: children are evaluated sequentially */
+#define MA_REPLAY_WORK 2e6 /* ops + flows the finalists' replays may simulate in all */
 #define MA_ELITE 48        /* best distinct genomes kept for the finalists */
 #define MA_ARCHIVE 64
 
@@ -75,22 +76,6 @@ static double now_s(void)
 }
 
 /* --- evaluation ------------------------------------------------------------------ */
-
-/* The estimator's metrics of a decoded genome; 1 feasible, -1 refused. */
-static int estimate_genome(const enc_problem *pr, const char *name, const genome *g,
-                           obj_metrics *m)
-{
-    plan p;
-    gt_err e;
-    if (enc_to_plan(pr, g, name, "", &p, &e))
-        return -1;
-    est_summary s;
-    int st = estimate_plan(pr->t, pr->j, &p, &s, &e) == 0 ? 1 : -1;
-    if (st == 1)
-        *m = obj_from_estimate(&s);
-    plan_free(&p);
-    return st;
-}
 
 static uint64_t key2(const genome *g)
 {
@@ -175,7 +160,7 @@ static void eval_genome(void *vctx, genome *g)
     if (c) {
         x = *c;
     } else {
-        x.st = (signed char)estimate_genome(s->pr, s->cfg->name, g, &x.m);
+        x.st = (signed char)enc_estimate(s->pr, g, &x.m);
         fresh_push(k, &x);
     }
     g->status = x.st;
@@ -565,6 +550,16 @@ static int search_init(search *s, const enc_problem *pr, const planner_opts *o,
 
 /* --- finalists ------------------------------------------------------------------------ */
 
+/* What replaying a genome costs the simulator, roughly: its ops and flows. */
+static double replay_work(const enc_problem *pr, const genome *g)
+{
+    double M = pr->mtot[g->bi], D = g->D, S = g->S;
+    double flows = 2 * (S - 1) * M; /* activations and their gradients */
+    if (D > 1) /* sync per stage group: ring 2(D-1) steps of D flows; ps D(D-1) twice */
+        flows += S * 2 * (D - 1) * D;
+    return 2 * S * M + flows;
+}
+
 /* The best by the simulated objective `sobj` among the elite (sorted by
  * estimate), replayed until the estimates cannot win (enc_pick_final). */
 static int pick_final(const search *s, const objective *sobj, enc_final *best, gt_err *e)
@@ -576,7 +571,15 @@ static int pick_final(const search *s, const objective *sobj, enc_final *best, g
             cand[n++] = &s->elite[i];
     if (n == 0)
         return gt_fail(e, "no feasible plan found");
-    return enc_pick_final(s->pr, cand, n, sobj, s->cfg->name, s->obj.text, best, e);
+    /* replays cost about their ops and flows: bound the sum (the first always) */
+    int most = 1;
+    for (double work = replay_work(s->pr, cand[0]); most < n; most++) {
+        work += replay_work(s->pr, cand[most]);
+        if (work > MA_REPLAY_WORK)
+            break;
+    }
+    return enc_pick_final(s->pr, cand, n, sobj, s->cfg->name, s->obj.text, most, s->o->stop,
+                          best, e);
 }
 
 /* --- the planner ------------------------------------------------------------------------ */
@@ -604,14 +607,16 @@ static int run_phase(search *s, budget b)
     return evolve(s, b.gens, dl);
 }
 
-static void fill_stats(const search *s, const enc_final *f, planner_stats *st)
+static void fill_stats(const search *s, const enc_final *f, double search_s, planner_stats *st)
 {
     memset(st, 0, sizeof *st);
     st->objective_value = f->value;
     st->evaluations = s->evals;
     st->plan_time_s = now_s() - s->t0;
-    snprintf(st->note, sizeof st->note, "%d generations, %ld evaluations, stopped by %s",
-             s->gen, s->evals, s->stopped ? s->stopped : "generations");
+    snprintf(st->note, sizeof st->note,
+             "%d generations, %ld evaluations, stopped by %s; search %.2f s, %d finalist%s "
+             "replayed in %.2f s", s->gen, s->evals, s->stopped ? s->stopped : "generations",
+             search_s, f->replayed, f->replayed == 1 ? "" : "s", st->plan_time_s - search_s);
 }
 
 /* Set up the problem, objective refs and the reference genome. */
@@ -631,7 +636,7 @@ static int prepare(const topology *t, const job *j, const memetic_cfg *cfg, cons
         enc_problem_free(pr);
         return -1;
     }
-    ref->status = estimate_genome(pr, cfg->name, ref, &ref->est);
+    ref->status = enc_estimate(pr, ref, &ref->est);
     if (ref->status != 1) {
         genome_free(ref);
         enc_problem_free(pr);
@@ -699,9 +704,10 @@ int memetic_run(const topology *t, const job *j, const planner_opts *o, const me
     if (o->progress)
         fputc('\n', stderr);
     enc_final f;
+    double search_s = now_s() - s.t0;
     if (!rc && (rc = pick_final(&s, &sobj, &f, e)) == 0) {
         *out = f.p;
-        fill_stats(&s, &f, st);
+        fill_stats(&s, &f, search_s, st);
     }
     search_free(&s);
     genome_free(&ref);
@@ -742,11 +748,12 @@ int memetic_front(const topology *t, const job *j, const planner_opts *o, pareto
     }
     if (o->progress)
         fputc('\n', stderr);
+    double search_s = now_s() - s.t0;
     if (!rc)
         rc = pareto_front_build(&pr, &arch, "memetic", out, e);
     if (!rc) {
-        enc_final f = {.value = out->sim[0].time_s};
-        fill_stats(&s, &f, st);
+        enc_final f = {.value = out->sim[0].time_s, .replayed = arch.n};
+        fill_stats(&s, &f, search_s, st);
         snprintf(st->note + strlen(st->note), sizeof st->note - strlen(st->note),
                  "; %d plans on the front", out->n);
     }

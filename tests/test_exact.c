@@ -1,0 +1,306 @@
+/* test_exact.c — the exact referee (planner/exact.h) against brute force:
+ *   - enc_bound() never exceeds the estimator's metrics (random genomes);
+ *   - on tiny instances the branch-and-bound optimum equals the best of every
+ *     plan of the search space estimated one by one (all GPU sequences, all
+ *     shapes, microbatch sizes, schedules and syncs), for every objective:
+ *     this checks the enumeration modulo symmetry and both levels of bounds;
+ *   - it says it proved optimality and how many plans it examined, and
+ *     refuses an instance beyond its reach (exit 1) with how long it would take. */
+#include "testutil.h"
+
+#include <gsl/gsl_rng.h>
+#include <math.h>
+
+#include "planner/encoding.h"
+#include "planner/exact.h"
+#include "planner/objective.h"
+#include "sim/estimator.h"
+#include "sim/simulator.h"
+
+static const char *const TYPES[] = {"a100_sxm_80gb", "v100_sxm2_32gb", "t4", "l4", "rtx_4090"};
+
+/* n GPUs (3..5) of 2 types on 2 sites; costs and link speeds from the seed. */
+static void tiny_topology(int seed, char *buf, size_t cap, int *ngpus)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, (unsigned long)(77 + seed));
+    int t0 = (int)gsl_rng_uniform_int(r, 5), t1 = (t0 + 1 + (int)gsl_rng_uniform_int(r, 4)) % 5;
+    int a = 1 + (int)gsl_rng_uniform_int(r, 3), b = 1 + (int)gsl_rng_uniform_int(r, 2);
+    *ngpus = a + b;
+    snprintf(buf, cap,
+             "{\"name\":\"tiny%d\",\"sites\":["
+             "{\"id\":\"x\",\"carbon_g_per_kwh\":%d,\"pue\":1.1,\"price_kwh\":0.1,"
+             "\"nodes\":[{\"gpu\":\"%s\",\"count\":%d}],\"lan\":{\"gbps\":10,\"latency_ms\":0.5}},"
+             "{\"id\":\"y\",\"carbon_g_per_kwh\":%d,\"pue\":1.3,\"price_kwh\":0.2,"
+             "\"nodes\":[{\"gpu\":\"%s\",\"count\":%d}],\"lan\":{\"gbps\":10,\"latency_ms\":0.5}}],"
+             "\"links\":[{\"a\":\"x\",\"b\":\"y\",\"gbps\":%.2f,\"latency_ms\":%.1f}]}",
+             seed, 200 + (int)gsl_rng_uniform_int(r, 300), TYPES[t0], a,
+             100 + (int)gsl_rng_uniform_int(r, 300), TYPES[t1], b, 0.3 + 5 * gsl_rng_uniform(r),
+             5 + 60 * gsl_rng_uniform(r));
+    gsl_rng_free(r);
+}
+
+static void tiny_job(int seed, job *j)
+{
+    model_spec m = {.layers = 4 + seed % 5, .hidden = 1024 + 512 * (seed % 3), .heads = 16,
+                    .kv_heads = 16, .ffn = 4096 + 2048 * (seed % 3), .vocab = 32000,
+                    .seq_len = 1024, .bias = true, .learned_pos = true};
+    snprintf(m.id, sizeof m.id, "tiny");
+    job_defaults(j, &m);
+    j->batch = 4 << (seed % 3);
+}
+
+/* --- brute force ---------------------------------------------------------------------- */
+
+typedef struct brute {
+    const enc_problem *pr;
+    genome g;
+    int *seq;
+    char *used;
+    obj_metrics *m;
+    int n, cap;
+} brute;
+
+static void brute_eval(brute *b, int len)
+{
+    const enc_problem *pr = b->pr;
+    for (int S = 1; S <= len && S <= pr->smax; S++) {
+        if (len % S)
+            continue;
+        for (int bi = 0; bi < pr->nb; bi++)
+            for (int sc = 0; sc < ENC_NSCHED; sc++)
+                for (int sy = 0; sy < ENC_NSYNC; sy++) {
+                    if (!enc_shape_ok(pr, S, len / S, bi))
+                        continue;
+                    enc_set_grid(pr, &b->g, b->seq, S, len / S);
+                    b->g.bi = bi;
+                    b->g.sched = (sched_kind)sc;
+                    b->g.sync = (sync_kind)sy;
+                    if (enc_decode(pr, &b->g, NULL))
+                        continue;
+                    plan p;
+                    gt_err e;
+                    est_summary s;
+                    assert_int_equal(enc_to_plan(pr, &b->g, "b", "t", &p, &e), 0);
+                    if (estimate_plan(pr->t, pr->j, &p, &s, &e) == 0) {
+                        if (b->n == b->cap) {
+                            b->cap = b->cap ? 2 * b->cap : 1024;
+                            b->m = realloc(b->m, sizeof *b->m * (size_t)b->cap);
+                        }
+                        b->m[b->n++] = obj_from_estimate(&s);
+                        obj_metrics lb = enc_bound(pr, &b->g);
+                        assert_true(lb.time_s <= s.iteration_s);
+                        assert_true(lb.energy_j <= s.energy_j);
+                        assert_true(lb.carbon_g <= s.carbon_g);
+                        assert_true(lb.usd <= s.usd);
+                    }
+                    plan_free(&p);
+                }
+    }
+}
+
+/* Every injective sequence of GPUs, of every length. */
+static void brute_dfs(brute *b, int len)
+{
+    if (len > 0)
+        brute_eval(b, len);
+    if (len == b->pr->N)
+        return;
+    for (int g = 0; g < b->pr->N; g++)
+        if (!b->used[g]) {
+            b->used[g] = 1;
+            b->seq[len] = g;
+            brute_dfs(b, len + 1);
+            b->used[g] = 0;
+        }
+}
+
+static const char *const OBJS[] = {"time", "energy", "weighted:0.3", "energy-within:0.25",
+                                   "carbon", "cost"};
+
+static void exact_equals_brute_force(void **state)
+{
+    (void)state;
+    for (int seed = 0; seed < 6; seed++) {
+        char json[2048];
+        int n;
+        tiny_topology(seed, json, sizeof json, &n);
+        topology t;
+        job j;
+        gt_err e;
+        assert_int_equal(topo_parse(&t, "tiny", json, strlen(json), NULL, &e), 0);
+        tiny_job(seed, &j);
+        enc_problem pr;
+        assert_int_equal(enc_problem_init(&pr, &t, &j, NULL, &e), 0);
+        brute b = {&pr, {0}, calloc((size_t)pr.N, sizeof(int)), calloc((size_t)pr.N, 1), NULL, 0, 0};
+        assert_int_equal(genome_alloc(&b.g, pr.N), 0);
+        brute_dfs(&b, 0);
+        assert_true(b.n > 0);
+        exact_space *sp;
+        assert_int_equal(exact_enumerate(&pr, 60, 1, &sp, &e), 0);
+        double tfast = INFINITY;
+        for (int i = 0; i < b.n; i++)
+            tfast = fmin(tfast, b.m[i].time_s);
+        obj_metrics ref = b.m[0];
+        for (size_t o = 0; o < sizeof OBJS / sizeof *OBJS; o++) {
+            objective obj;
+            assert_int_equal(objective_parse(OBJS[o], &obj, &e), 0);
+            objective_set_refs(&obj, &ref);
+            objective_set_fastest(&obj, tfast);
+            double best = INFINITY;
+            for (int i = 0; i < b.n; i++)
+                best = fmin(best, objective_value(&obj, &b.m[i]));
+            exact_result r;
+            assert_int_equal(exact_search(sp, &obj, NULL, &r, &e), 0);
+            assert_true(r.proved);
+            if (rel_diff(r.top[0].fit, best) > 1e-12)
+                fprintf(stderr, "seed %d %s: exact %.15g brute %.15g (%d plans)\n", seed,
+                        OBJS[o], r.top[0].fit, best, b.n);
+            assert_true(rel_diff(r.top[0].fit, best) <= 1e-12);
+            exact_result_free(&r);
+        }
+        printf("tiny instance %d: %d GPUs, %d plans by brute force, %ld placements\n", seed, n,
+               b.n, exact_space_placements(sp));
+        exact_space_free(sp);
+        genome_free(&b.g);
+        free(b.seq);
+        free(b.used);
+        free(b.m);
+        enc_problem_free(&pr);
+        topo_free(&t);
+    }
+}
+
+/* --- bounds on random genomes of a larger instance ------------------------------------------ */
+
+static void bound_below_estimate(void **state)
+{
+    (void)state;
+    topology t;
+    gt_err e;
+    assert_int_equal(topo_load(&t, "topologies/pools/us-hetero.json", NULL, &e), 0);
+    model_spec m;
+    assert_int_equal(model_resolve("gpt3_350m", &m, &e), 0);
+    job j;
+    job_defaults(&j, &m);
+    j.batch = 64;
+    enc_problem pr;
+    assert_int_equal(enc_problem_init(&pr, &t, &j, NULL, &e), 0);
+    genome g;
+    assert_int_equal(genome_alloc(&g, pr.N), 0);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 5);
+    int checked = 0;
+    for (int i = 0; i < 400; i++) {
+        enc_seed(&pr, SEED_RANDOM, 0, 0, (sched_kind)(i & 1), (sync_kind)(i % 3),
+                 (int)gsl_rng_uniform_int(r, (unsigned long)pr.nb), r, &g);
+        if (!enc_shape_ok(&pr, g.S, g.D, g.bi) || enc_decode(&pr, &g, NULL))
+            continue;
+        plan p;
+        est_summary s;
+        assert_int_equal(enc_to_plan(&pr, &g, "b", "t", &p, &e), 0);
+        if (estimate_plan(&t, &j, &p, &s, &e) == 0) {
+            obj_metrics lb = enc_bound(&pr, &g);
+            assert_true(lb.time_s <= s.iteration_s);
+            assert_true(lb.energy_j <= s.energy_j);
+            assert_true(lb.carbon_g <= s.carbon_g);
+            assert_true(lb.usd <= s.usd);
+            checked++;
+        }
+        plan_free(&p);
+    }
+    assert_true(checked > 100);
+    gsl_rng_free(r);
+    genome_free(&g);
+    enc_problem_free(&pr);
+    topo_free(&t);
+}
+
+/* The planners' fitness raises the estimate to the busiest resource's bytes
+ * over its bandwidth: that must stay below what the simulator finds. */
+static void traffic_floor_below_simulation(void **state)
+{
+    (void)state;
+    topology t;
+    gt_err e;
+    assert_int_equal(topo_load(&t, "topologies/pools/world-hetero.json", NULL, &e), 0);
+    model_spec m;
+    assert_int_equal(model_resolve("gpt3_350m", &m, &e), 0);
+    job j;
+    job_defaults(&j, &m);
+    j.batch = 32;
+    enc_problem pr;
+    assert_int_equal(enc_problem_init(&pr, &t, &j, NULL, &e), 0);
+    genome g;
+    assert_int_equal(genome_alloc(&g, pr.N), 0);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 9);
+    int checked = 0, raised = 0;
+    for (int i = 0; i < 300 && checked < 40; i++) {
+        enc_seed(&pr, SEED_RANDOM, 0, 0, (sched_kind)(i & 1), (sync_kind)(i % 3),
+                 (int)gsl_rng_uniform_int(r, (unsigned long)pr.nb), r, &g);
+        if (!enc_shape_ok(&pr, g.S, g.D, g.bi) || enc_decode(&pr, &g, NULL))
+            continue;
+        obj_metrics fit;
+        if (enc_estimate(&pr, &g, &fit) != 1)
+            continue;
+        plan p;
+        obj_metrics sim;
+        assert_int_equal(enc_simulate(&pr, &g, "t", "time", &p, &sim, &e), 0);
+        double floor_s = enc_traffic_floor(&pr, &g);
+        if (floor_s > sim.time_s * (1 + 1e-9))
+            fprintf(stderr, "floor %.9g > simulated %.9g (S=%d D=%d sync %d)\n", floor_s,
+                    sim.time_s, g.S, g.D, g.sync);
+        assert_true(floor_s <= sim.time_s * (1 + 1e-9));
+        assert_true(fit.time_s <= sim.time_s * (1 + 1e-9));
+        raised += fit.time_s == floor_s;
+        checked++;
+        plan_free(&p);
+    }
+    printf("traffic floor: %d plans checked, %d of them raised by it\n", checked, raised);
+    assert_true(checked >= 40);
+    gsl_rng_free(r);
+    genome_free(&g);
+    enc_problem_free(&pr);
+    topo_free(&t);
+}
+
+/* --- the command ------------------------------------------------------------------------------ */
+
+static void proves_and_refuses(void **state)
+{
+    (void)state;
+    char dir[64], out[128];
+    assert_non_null(tu_mkdtemp(dir));
+    snprintf(out, sizeof out, "%s/x.json", dir);
+    tu_run r;
+    assert_int_equal(tu_geotrain(&r, "plan", "-t", FIXTURES "/small-geo.json", "-m",
+                                 FIXTURES "/tiny-model.json", "--batch", "32", "--planner",
+                                 "exact", "-o", out, NULL), 0);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "proved optimal"));
+    assert_non_null(strstr(r.out, "plans examined"));
+    tu_run_free(&r);
+    /* 64 V100 in 8 nodes: far beyond enumeration */
+    assert_int_equal(tu_geotrain(&r, "plan", "-t", "topologies/yuan2022/case5.json", "-m",
+                                 "gpt3-xl", "--batch", "64", "--planner", "exact", "--budget-s",
+                                 "5", "-o", out, NULL), 0);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "beyond the exact solver's reach"));
+    assert_non_null(strstr(r.err, "would take"));
+    tu_run_free(&r);
+    tu_rmtree(dir);
+}
+
+int main(void)
+{
+    if (tu_chdir_root())
+        return 1;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(exact_equals_brute_force),
+        cmocka_unit_test(bound_below_estimate),
+        cmocka_unit_test(traffic_floor_below_simulation),
+        cmocka_unit_test(proves_and_refuses),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
