@@ -341,6 +341,45 @@ static void test_bubbletea(void **state)
     free_world(&w);
 }
 
+/* A GPU takes prefill only when its free memory holds the inference
+ * weights and a KV cache: Llama-2-70B (~138 GB of bf16 weights) fits no
+ * 80 GB A100, so nothing is placed; Llama-3-8B fits next to the tiny model. */
+static void test_bubbletea_memory(void **state)
+{
+    (void)state;
+    world w;
+    load_world(&w, FIXTURES "/one-node.json", FIXTURES "/tiny-model.json", 16, 1024,
+               FIXTURES "/one-node-gpipe.plan.json");
+    sim_options o;
+    sim_options_default(&o);
+    sim_detail d;
+    run(&w, &o, &d);
+    const char *models[] = {"llama2-70b", "llama3-8b"};
+    for (int k = 0; k < 2; k++) {
+        prefill_opts po = {.guard_s = 1e-4, .chunk_tokens = 512, .seed = 1};
+        gt_err e;
+        assert_int_equal(model_resolve(models[k], &po.model, &e), 0);
+        prefill_result pf;
+        if (prefill_fill(&w.t, &w.j, &w.p, &d, &po, &pf, &e))
+            fail_msg("%s", e.msg);
+        double weights = 2.0 * cost_model_params(&po.model);
+        for (int l = 0; l < d.w.nlanes; l++) {
+            double free_b = topo_gpu_type(&w.t, d.w.lanes[l].gpu)->mem_bytes -
+                            plan_gpu_memory(&w.p, &w.j, d.w.lanes[l].gpu);
+            for (int i = 0; i < pf.nplaced; i++)
+                if (pf.placed[i].lane == l)
+                    assert_true(free_b >= weights);
+        }
+        if (k == 0)
+            assert_int_equal(pf.nplaced, 0);
+        else
+            assert_int_equal(pf.eligible_gpus, 4);
+        prefill_free(&pf);
+    }
+    sim_detail_free(&d);
+    free_world(&w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -349,6 +388,7 @@ int main(void)
         cmocka_unit_test(test_deterministic),     cmocka_unit_test(test_timeline),
         cmocka_unit_test(test_temporal_two_pipelines), cmocka_unit_test(test_bandwidth_step),
         cmocka_unit_test(test_bubbletea),
+        cmocka_unit_test(test_bubbletea_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
