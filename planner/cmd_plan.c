@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "encoding.h"
 #include "exact.h"
 #include "memetic.h"
 #include "objective.h"
@@ -184,6 +185,8 @@ static void evaluate(const topology *t, const job *j, const plan *p, evaluated *
     }
     sim_options so;
     sim_options_default(&so);
+    if (enc_replay_work(p) > ENC_REPLAY_MAX_WORK) /* see encoding.h */
+        return;
     if (simulate_plan(t, j, p, &so, &ev->sr, &e) == 0) {
         ev->sim = obj_from_sim(&ev->sr);
         ev->have_sim = true;
@@ -246,6 +249,9 @@ static void print_summary(const topology *t, const plan *p, const evaluated *ev,
         printf("estimated: iteration %.6g s, %.6g J\n", ev->est.time_s, ev->est.energy_j);
     if (ev->have_sim)
         printf("simulated: iteration %.6g s, %.6g J\n", ev->sim.time_s, ev->sim.energy_j);
+    else
+        printf("simulated: not replayed (plan too large for the simulator: %.3g > %.3g, "
+               "see planner/encoding.h)\n", enc_replay_work(p), ENC_REPLAY_MAX_WORK);
     printf("objective value %.9g %s; %ld evaluations in %.2f s; %s\n", st->objective_value,
            objective_unit(obj), st->evaluations, st->plan_time_s, st->note);
     printf("wrote %s\n", path);

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "partition_dp.h"
 #include "sim/cost.h"
@@ -601,15 +602,68 @@ int enc_simulate(const enc_problem *pr, const genome *g, const char *planner,
     return 0;
 }
 
+double enc_replay_work(const plan *p)
+{
+    double w = 0, D = p->npipes;
+    int smax = 0;
+    for (int pi = 0; pi < p->npipes; pi++) {
+        double S = p->pipes[pi].nstages, m = p->pipes[pi].microbatches;
+        w += 2 * S * m + 2 * (S - 1) * m; /* ops; activation and gradient flows */
+        smax = p->pipes[pi].nstages > smax ? p->pipes[pi].nstages : smax;
+    }
+    if (D > 1) { /* a sync group per stage: ring 2(D-1) steps of D flows */
+        double f = 2 * (D - 1) * D;
+        if (p->sync == SYNC_PS)
+            f *= D * D;
+        w += smax * f;
+    }
+    return w;
+}
+
+/* The first candidate, unreplayed: too large for the simulator. */
+static int final_unreplayed(const enc_problem *pr, const genome *g, const objective *sobj,
+                            const char *planner, const char *objtext, enc_final *out, gt_err *e)
+{
+    if (enc_to_plan(pr, g, planner, objtext, &out->p, e))
+        return -1;
+    out->est = out->sim = g->est;
+    out->value = objective_value(sobj, &g->est);
+    out->index = 0;
+    out->replayed = 0;
+    return 0;
+}
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static bool replays_over(const enc_replay_limits *lim, int replayed)
+{
+    return replayed >= lim->max || (lim->stop && *lim->stop) ||
+           (lim->deadline > 0 && mono_s() > lim->deadline);
+}
+
 int enc_pick_final(const enc_problem *pr, const genome *const *cand, int n,
                    const objective *sobj, const char *planner, const char *objtext,
-                   int max_replays, const volatile int *stop, enc_final *out, gt_err *e)
+                   const enc_replay_limits *lim, enc_final *out, gt_err *e)
 {
     bool have = false;
     gt_err last = {""};
     int replayed = 0;
+    if (n > 0) {
+        plan p;
+        if (enc_to_plan(pr, cand[0], planner, objtext, &p, e))
+            return -1;
+        double w = enc_replay_work(&p);
+        plan_free(&p);
+        if (w > ENC_REPLAY_MAX_WORK)
+            return final_unreplayed(pr, cand[0], sobj, planner, objtext, out, e);
+    }
     for (int i = 0; i < n; i++) {
-        if (have && (!(cand[i]->fit < out->value) || replayed >= max_replays || (stop && *stop)))
+        if (have && (!(cand[i]->fit < out->value) || replays_over(lim, replayed)))
             break;
         plan p;
         obj_metrics sim;
@@ -1116,6 +1170,62 @@ int enc_seed(const enc_problem *pr, seed_kind kind, int S, int D, sched_kind sch
     g->S = S;
     g->D = D;
     return 0;
+}
+
+/* The index of the site ranked `rank` by summed FLOP/s (ties: lower index). */
+static int site_by_rank(const enc_problem *pr, int rank)
+{
+    int ns = pr->t->nsites, pick = -1;
+    double *f = calloc((size_t)ns, sizeof *f);
+    char *taken = calloc((size_t)ns, 1);
+    if (!f || !taken) {
+        free(f);
+        free(taken);
+        return -1;
+    }
+    for (int g = 0; g < pr->N; g++)
+        f[pr->t->gpus[g].site] += pr->speed[g];
+    for (int r = 0; r <= rank && r < ns; r++) {
+        pick = -1;
+        for (int x = 0; x < ns; x++)
+            if (!taken[x] && f[x] > 0 && (pick < 0 || f[x] > f[pick]))
+                pick = x;
+        if (pick < 0)
+            break;
+        taken[pick] = 1;
+    }
+    free(f);
+    free(taken);
+    return pick;
+}
+
+int enc_seed_site(const enc_problem *pr, int rank, sched_kind sched, sync_kind sync, int bi,
+                  genome *g)
+{
+    int site = site_by_rank(pr, rank), n = 0, rc = -1;
+    int *ord = malloc(sizeof(int) * (size_t)(2 * pr->N));
+    if (site < 0 || !ord) {
+        free(ord);
+        return -1;
+    }
+    gpu_order(pr, SEED_FASTEST, ord, ord + pr->N);
+    for (int x = 0; x < pr->N; x++) /* the site's GPUs, fastest first */
+        if (pr->t->gpus[ord[x]].site == site)
+            ord[n++] = ord[x];
+    int smax = n < pr->smax ? n : pr->smax;
+    for (int S = 1; S <= smax && rc; S++)
+        if (one_pipe_fits(pr, ord, S, bi)) {
+            int D = n / S < pr->mtot[bi] ? n / S : pr->mtot[bi];
+            if (pr->cells || !enc_shape_ok(pr, S, D, bi))
+                break;
+            memcpy(g->perm, ord, sizeof(int) * (size_t)(S * D));
+            fill_tail(pr, g, S * D);
+            *g = (genome){S, D, bi, sched, D > 1 ? sync : SYNC_RING, g->perm, g->first, g->mb,
+                          0, 0, 0, INFINITY, {0, 0, 0, 0}};
+            rc = 0;
+        }
+    free(ord);
+    return rc;
 }
 
 /* --- the reference plan and the memory shortfall ------------------------------ */

@@ -140,13 +140,25 @@ obj_metrics enc_bound(const enc_problem *pr, const genome *g);
  * bound, the stage with the most work. Returns its grid index p*S + k. */
 int enc_critical_cell(const enc_problem *pr, const genome *g);
 
+/* Roughly what replaying a plan costs the simulator: its ops and flows, the
+ * parameter server's D(D-1) concurrent flows per group weighted by D^2 more
+ * (max-min sharing recomputes over all of them: measured 1 s at D = 16 and
+ * 40 s at D = 32 for 8 stages and 2048 microbatches). Plans above
+ * ENC_REPLAY_MAX_WORK are not replayed by the planners (nor by `geotrain
+ * plan` for its "simulated" block): their estimate stands in. */
+#define ENC_REPLAY_MAX_WORK 2e6
+double enc_replay_work(const plan *p);
+
 /* Finalists: candidates sorted by their estimated objective (g->fit,
  * ascending) are replayed with simulate_plan (default options) in that
  * order, keeping the best simulated objective `sobj`, until a candidate's
  * estimate is no better than the best simulated value so far: the estimator
  * being a lower bound of the simulator (sim/estimator.h), no later candidate
- * can win. Ties go to the earlier candidate. At most max_replays replays,
- * and only one once *stop is set (an interrupted run still gets a plan).
+ * can win. Ties go to the earlier candidate. Within the limits: at most
+ * lim->max replays, none after the first once the deadline passed or *stop
+ * is set (an interrupted run still gets a plan).
+ * When the first candidate is too large to replay (enc_replay_work), it
+ * wins unreplayed: value and sim are then its fitness (replayed = 0).
  * The winner's plan goes to out (caller frees), with its metrics, its
  * simulated objective and how many candidates were replayed. */
 typedef struct enc_final {
@@ -156,9 +168,14 @@ typedef struct enc_final {
     int index;           /* which candidate won */
     int replayed;
 } enc_final;
+typedef struct enc_replay_limits {
+    int max;                   /* most replays */
+    double deadline;           /* CLOCK_MONOTONIC seconds, 0 = none (the first replay always) */
+    const volatile int *stop;  /* set: no replay after the first */
+} enc_replay_limits;
 int enc_pick_final(const enc_problem *pr, const genome *const *cand, int n,
                    const objective *sobj, const char *planner, const char *objtext,
-                   int max_replays, const volatile int *stop, enc_final *out, gt_err *e);
+                   const enc_replay_limits *lim, enc_final *out, gt_err *e);
 /* Replay one decoded genome (plan + simulated metrics). */
 int enc_simulate(const enc_problem *pr, const genome *g, const char *planner,
                  const char *objtext, plan *p, obj_metrics *sim, gt_err *e);
@@ -179,6 +196,13 @@ typedef enum {
  * Returns -1 when the seed does not apply (e.g. too few sites). */
 int enc_seed(const enc_problem *pr, seed_kind kind, int S, int D, sched_kind sched,
              sync_kind sync, int bi, gsl_rng *rng, genome *g);
+
+/* All GPUs of the site ranked `rank` (0 = most FLOP/s), fastest first, in
+ * as many pipelines of the fewest stages that fit (1F1B, microbatch
+ * bval[bi]) as the site holds: pipelines inside one site, data parallelism
+ * across them. -1 when the site cannot hold one pipeline. */
+int enc_seed_site(const enc_problem *pr, int rank, sched_kind sched, sync_kind sync, int bi,
+                  genome *g);
 
 /* The fewest stages with which one pipeline of the first GPUs of `kind`'s
  * order fits in memory (1F1B, microbatch bval[bi]); -1 if none. */

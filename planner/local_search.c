@@ -376,21 +376,28 @@ bool ls_genes(ls_env *env, genome *g)
     const enc_problem *pr = env->pr;
     if (g->status != 1)
         return false;
-    bool have = false;
-    int nsync = g->D > 1 ? ENC_NSYNC : 1;
+    int cand[ENC_NSCHED * ENC_NSYNC * ENC_MAX_B], n = 0, nsync = g->D > 1 ? ENC_NSYNC : 1;
     for (int sc = 0; sc < ENC_NSCHED; sc++)
         for (int sy = 0; sy < nsync; sy++)
-            for (int bi = 0; bi < pr->nb; bi++) {
-                if ((sched_kind)sc == g->sched && (sync_kind)sy == g->sync && bi == g->bi)
-                    continue;
-                if (!enc_shape_ok(pr, g->S, g->D, bi))
-                    continue;
-                genome_copy(env->tmp, g, pr->N);
-                env->tmp->sched = (sched_kind)sc;
-                env->tmp->sync = (sync_kind)sy;
-                env->tmp->bi = bi;
-                env->tmp->status = 0;
-                try_candidate(env, g->fit, &have);
-            }
+            for (int bi = 0; bi < pr->nb; bi++)
+                if (!((sched_kind)sc == g->sched && (sync_kind)sy == g->sync && bi == g->bi) &&
+                    enc_shape_ok(pr, g->S, g->D, bi))
+                    cand[n++] = (sc * ENC_NSYNC + sy) * ENC_MAX_B + bi;
+    int take = n < 3 * env->max_moves ? n : 3 * env->max_moves;
+    if (take < n) /* a random subset (partial Fisher-Yates) */
+        for (int i = 0; i < take; i++) {
+            int k = i + (int)gsl_rng_uniform_int(env->rng, (unsigned long)(n - i)), t = cand[i];
+            cand[i] = cand[k];
+            cand[k] = t;
+        }
+    bool have = false;
+    for (int i = 0; i < take; i++) {
+        genome_copy(env->tmp, g, pr->N);
+        env->tmp->sched = (sched_kind)(cand[i] / (ENC_NSYNC * ENC_MAX_B));
+        env->tmp->sync = (sync_kind)(cand[i] / ENC_MAX_B % ENC_NSYNC);
+        env->tmp->bi = cand[i] % ENC_MAX_B;
+        env->tmp->status = 0;
+        try_candidate(env, g->fit, &have);
+    }
     return adopt(env, g, have);
 }

@@ -16,8 +16,11 @@
 
 #define MA_PC 0.7          /* crossover probability */
 #define MA_PLS 0.1         /* LS on a child that is not better than the median */
-#define MA_LS_MOVES 12     /* LS3/LS4 candidates per call */
+#define MA_LS_MOVES 12     /* LS3/LS4 candidates per call (x3 for the genes sweep) */
 #define MA_STALL 40        /* generations without improvement before stopping */
+#define MA_BIG_GPUS 256    /* above: a smaller population and lighter local search */
+#define MA_RESTARTS 2      /* budget mode: restarts without improvement before stopping */
+#define MA_SEARCH_SHARE 0.85 /* budget mode: the search's share; replays get the rest */
 #define MA_DEFAULT_GENS 300
 #define MA_PAR_MIN_GPUS 24 /* fewer GPUs: children are evaluated sequentially */
 #define MA_REPLAY_WORK 2e6 /* ops + flows the finalists' replays may simulate in all */
@@ -54,6 +57,8 @@ typedef struct search {
     objective obj;             /* estimate basis */
     int P, lambda, nth;
     bool par;                       /* parallel children (worth it on big instances) */
+    int ls_moves;                   /* LS3/LS4 candidates per call */
+    bool ls_light;                  /* big instances: LS only for new bests (and rarely) */
     genome *pop, *kids, *scratch;   /* P, lambda, 2 * lambda */
     gsl_rng **rng;                  /* lambda */
     kid_ctx *kc;                    /* lambda */
@@ -326,7 +331,7 @@ static int tournament(const search *s, gsl_rng *rng)
 static void local_search(search *s, genome *k, int i, gsl_rng *rng)
 {
     ls_env env = {s->pr, eval_genome, &s->kc[i], rng, &s->scratch[2 * i],
-                  &s->scratch[2 * i + 1], MA_LS_MOVES, 0};
+                  &s->scratch[2 * i + 1], s->ls_moves, 0};
     ls_genes(&env, k);
     ls_stage_order(&env, k);
     for (int r = 0; r < 3 && ls_critical(&env, k); r++)
@@ -350,7 +355,8 @@ static void make_kid(search *s, int i)
     eval_genome(&s->kc[i], k);
     if (!s->cfg->local_search || k->status != 1)
         return;
-    if (k->fit < s->pop[s->P / 2].fit || gsl_rng_uniform(rng) < MA_PLS)
+    const genome *bar = &s->pop[s->ls_light ? 0 : s->P / 2];
+    if (k->fit < bar->fit || gsl_rng_uniform(rng) < (s->ls_light ? MA_PLS / 2 : MA_PLS))
         local_search(s, k, i, rng);
 }
 
@@ -402,29 +408,66 @@ static int generation(search *s)
     return survive(s, s->lambda);
 }
 
+/* Budget mode, stagnating: keep the best quarter, re-seed the rest at
+ * random (streams of this generation) and go on. */
+static int restart(search *s)
+{
+    for (int i = s->P / 4; i < s->P; i++) {
+        gsl_rng *r = s->rng[i % s->lambda];
+        gsl_rng_set(r, stream_seed(s->o->seed, s->gen, s->lambda + i));
+        int bi = (int)gsl_rng_uniform_int(r, (unsigned long)s->pr->nb);
+        enc_seed(s->pr, SEED_RANDOM, 0, 0, gsl_rng_uniform(r) < 0.5 ? SCHED_1F1B : SCHED_GPIPE,
+                 (sync_kind)gsl_rng_uniform_int(r, ENC_NSYNC), bi, r, &s->pop[i]);
+        if (!enc_shape_ok(s->pr, s->pop[i].S, s->pop[i].D, s->pop[i].bi))
+            s->pop[i].bi = s->pop[0].bi;
+    }
+#pragma omp parallel for num_threads(s->nth) schedule(dynamic, 1) if (s->par)
+    for (int i = s->P / 4; i < s->P; i++)
+        eval_genome(&s->kc[i], &s->pop[i]);
+    if (merge_fresh(s, s->P))
+        return -1;
+    archive_kids(s, s->pop, s->P);
+    return survive(s, 0);
+}
+
+/* Would the next generation end after the deadline? (budget mode) */
+static bool no_time_for(const search *s, double gen_s)
+{
+    return s->deadline > 0 && now_s() + 1.1 * gen_s > s->deadline;
+}
+
 /* Evolve for at most `gens` generations (0: unlimited) or until the phase
- * deadline, stagnation or a stop request. */
+ * deadline, stagnation or a stop request. With a time budget, stagnation
+ * first restarts the population (MA_RESTARTS times without improvement). */
 static int evolve(search *s, int gens, double phase_deadline)
 {
-    double saved = s->deadline;
+    double saved = s->deadline, gen_s = 0;
     if (phase_deadline > 0 && (saved <= 0 || phase_deadline < saved))
         s->deadline = phase_deadline;
     double best = s->pop[0].fit;
-    int stall = 0, g0 = s->gen, rc = 0;
+    int stall = 0, g0 = s->gen, rc = 0, restarts = 0;
     s->stopped = "generations";
     while (!gens || s->gen - g0 < gens) {
-        if (should_stop(s)) {
+        if (should_stop(s) || no_time_for(s, gen_s)) {
             s->stopped = s->o->stop && *s->o->stop ? "interrupted" : "time budget";
             break;
         }
+        double t0 = now_s();
         if ((rc = generation(s)))
             break;
+        gen_s = now_s() - t0;
         if (s->pop[0].fit < best * (1 - 1e-12) || (isinf(best) && isfinite(s->pop[0].fit))) {
             best = s->pop[0].fit;
-            stall = 0;
+            stall = restarts = 0;
         } else if (++stall >= MA_STALL) {
-            s->stopped = "stagnation";
-            break;
+            if (s->deadline <= 0 || restarts >= MA_RESTARTS) {
+                s->stopped = "stagnation";
+                break;
+            }
+            restarts++;
+            stall = 0;
+            if ((rc = restart(s)))
+                break;
         }
         progress(s, gens ? g0 + gens : 0, false);
     }
@@ -466,6 +509,9 @@ static int seed_population(search *s, const genome *ref)
     }
     add_seed(s, &n, SEED_PIPE_PER_SITE, 0, 0, SCHED_1F1B, SYNC_HIERARCHICAL, ref->bi);
     add_seed(s, &n, SEED_DP_PER_SITE, 0, 0, SCHED_1F1B, SYNC_HIERARCHICAL, ref->bi);
+    for (int r = 0; r < 3 && n < s->P; r++) /* the strongest sites, each on its own */
+        if (enc_seed_site(pr, r, SCHED_1F1B, SYNC_RING, ref->bi, &s->pop[n]) == 0)
+            n++;
     for (int i = n; i < s->P; i++) {
         gsl_rng_set(s->rng[0], stream_seed(s->o->seed, 0, i));
         int bi = (int)gsl_rng_uniform_int(s->rng[0], (unsigned long)pr->nb);
@@ -516,13 +562,17 @@ static int search_init(search *s, const enc_problem *pr, const planner_opts *o,
     s->o = o;
     s->cfg = cfg;
     s->obj = *obj;
-    s->P = s->lambda = 32 + (pr->N / 32 < 32 ? pr->N / 32 : 32);
+    bool big = pr->N > MA_BIG_GPUS;
+    /* evaluations of big plans take milliseconds: fewer, better-targeted ones */
+    s->P = s->lambda = big ? 16 : 32 + pr->N / 32;
+    s->ls_moves = big ? MA_LS_MOVES / 2 : MA_LS_MOVES;
+    s->ls_light = big;
     s->nth = o->threads > 0 ? o->threads : omp_get_max_threads();
     /* children of small instances take microseconds: a parallel region costs
      * more than it saves (and much more on a busy machine) */
     s->par = s->nth > 1 && pr->N >= MA_PAR_MIN_GPUS;
     s->t0 = s->last_print = now_s();
-    s->deadline = o->budget_s > 0 ? s->t0 + o->budget_s : 0;
+    s->deadline = o->budget_s > 0 ? s->t0 + MA_SEARCH_SHARE * o->budget_s : 0;
     s->pop = calloc((size_t)s->P, sizeof *s->pop);
     s->kids = calloc((size_t)s->lambda, sizeof *s->kids);
     s->scratch = calloc((size_t)(2 * s->lambda), sizeof *s->scratch);
@@ -550,14 +600,16 @@ static int search_init(search *s, const enc_problem *pr, const planner_opts *o,
 
 /* --- finalists ------------------------------------------------------------------------ */
 
-/* What replaying a genome costs the simulator, roughly: its ops and flows. */
+/* What replaying a genome costs the simulator (enc_replay_work). */
 static double replay_work(const enc_problem *pr, const genome *g)
 {
-    double M = pr->mtot[g->bi], D = g->D, S = g->S;
-    double flows = 2 * (S - 1) * M; /* activations and their gradients */
-    if (D > 1) /* sync per stage group: ring 2(D-1) steps of D flows; ps D(D-1) twice */
-        flows += S * 2 * (D - 1) * D;
-    return 2 * S * M + flows;
+    plan p;
+    gt_err e;
+    if (enc_to_plan(pr, g, "", "", &p, &e))
+        return INFINITY;
+    double w = enc_replay_work(&p);
+    plan_free(&p);
+    return w;
 }
 
 /* The best by the simulated objective `sobj` among the elite (sorted by
@@ -578,8 +630,8 @@ static int pick_final(const search *s, const objective *sobj, enc_final *best, g
         if (work > MA_REPLAY_WORK)
             break;
     }
-    return enc_pick_final(s->pr, cand, n, sobj, s->cfg->name, s->obj.text, most, s->o->stop,
-                          best, e);
+    enc_replay_limits lim = {most, s->o->budget_s > 0 ? s->t0 + s->o->budget_s : 0, s->o->stop};
+    return enc_pick_final(s->pr, cand, n, sobj, s->cfg->name, s->obj.text, &lim, best, e);
 }
 
 /* --- the planner ------------------------------------------------------------------------ */
@@ -732,6 +784,7 @@ int memetic_front(const topology *t, const job *j, const planner_opts *o, pareto
     if (prepare(t, j, &cfg, "weighted:1", &pr, &obj, &ref, e))
         return -1;
     search s;
+    memset(&s, 0, sizeof s);
     int rc = pareto_init(&arch, MA_ARCHIVE, pr.N) || search_init(&s, &pr, o, &cfg, &obj)
                  ? gt_fail(e, "out of memory")
                  : 0;

@@ -123,8 +123,17 @@ int pareto_front_build(const enc_problem *pr, const pareto_archive *a, const cha
         free(ok);
         return gt_fail(e, "out of memory");
     }
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
+        if (enc_to_plan(pr, &a->g[i], name, "pareto", &p[i], e))
+            continue;
+        if (enc_replay_work(&p[i]) > ENC_REPLAY_MAX_WORK) { /* too large: the estimate stands */
+            sim[i] = a->g[i].est;
+            ok[i] = 1;
+            continue;
+        }
+        plan_free(&p[i]);
         ok[i] = enc_simulate(pr, &a->g[i], name, "pareto", &p[i], &sim[i], e) == 0;
+    }
     /* keep the members the simulation leaves non-dominated (first of equals) */
     for (int i = 0; i < n; i++) {
         bool dom = !ok[i];

@@ -1,0 +1,199 @@
+/* bench_planner.c — planning speed and quality, printed, never asserted
+ * (`make bench`).
+ *
+ *   exact referee: on generated instances of 4, 6, 8, ... GPUs (3 sites,
+ *     nodes of 2), the time, placements, plans examined and examined per
+ *     second; it stops at the first instance refused or over 60 s, so the
+ *     last proved one is the largest it proves within 60 s;
+ *   memetic planner: objective "time" on world-wide random pools built in
+ *     memory by topologies/gen.h (regions anywhere, N/16 sites in [4, 40], the
+ *     generator's default GPU mix) at 16, 64, 256 and 1,024 GPUs, and 4,096
+ *     when GEOTRAIN_BENCH_4096=1 (up to 10 minutes): wall time (search and
+ *     finalist replays), objective, GPUs used and the process's peak memory;
+ *     at 64 GPUs also the best plan of ten times the budget.
+ * Goals (issue 4): 64 GPUs within 1 % of the 10x-budget plan in under 5 s;
+ * 1,024 in under 60 s; 4,096 within 10 minutes in under 4 GiB. The default
+ * run takes about 5 minutes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "planner/exact.h"
+#include "planner/memetic.h"
+#include "planner/planner.h"
+#include "topologies/gen.h"
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static double peak_gib(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss / 1048576.0; /* KiB -> GiB */
+}
+
+static int make_pool(const topogen_data *d, long gpus, int sites, int node_size, const char *mix,
+                     topology *t)
+{
+    topogen_opts o;
+    gt_err e;
+    topogen_defaults(&o);
+    o.gpus = gpus;
+    o.sites = sites;
+    o.node_size = node_size;
+    o.data = d;
+    o.seed = 1;
+    if (mix)
+        snprintf(o.mix, sizeof o.mix, "%s", mix);
+    if (topo_generate(&o, t, &e)) {
+        fprintf(stderr, "topology: %s\n", e.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static int make_job(const char *model, int batch, job *j)
+{
+    model_spec m;
+    gt_err e;
+    if (model_resolve(model, &m, &e)) {
+        fprintf(stderr, "model: %s\n", e.msg);
+        return -1;
+    }
+    job_defaults(j, &m);
+    j->batch = batch;
+    return 0;
+}
+
+/* --- exact ---------------------------------------------------------------------------------- */
+
+static void bench_exact(const topogen_data *d)
+{
+    printf("exact referee (3 sites, nodes of 2 GPUs, gpt3_350m, batch 16, objective time)\n");
+    printf("  %5s %9s %12s %14s %9s %10s %12s\n", "GPUs", "time s", "placements",
+           "placements/s", "opened", "examined", "examined/s");
+    int largest = 0;
+    for (int n = 4; n <= 24; n += 2) {
+        topology t;
+        job j;
+        if (make_pool(d, n, 3, 2, "h100:1,a100:1,v100:1,t4:1", &t) ||
+            make_job("gpt3_350m", 16, &j))
+            return;
+        planner_opts o = {"time", 1, 60, 0, 0, false, 0, NULL};
+        plan p;
+        planner_stats st;
+        gt_err e;
+        double t0 = now_s();
+        int rc = planner_exact(&t, &j, &o, &p, &st, &e);
+        double el = now_s() - t0;
+        if (rc) {
+            printf("  %5d refused or failed after %.2f s: %.160s\n", n, el, e.msg);
+            topo_free(&t);
+            break;
+        }
+        long pl = 0, op = 0, ex = 0, es = 0;
+        sscanf(strstr(st.note, ": ") ? strstr(st.note, ": ") + 2 : "", "%ld placements (%ld opened), %ld plans examined (%ld",
+               &pl, &op, &ex, &es);
+        printf("  %5d %9.2f %12ld %14.0f %9ld %10ld %12.0f\n", n, el, pl, pl / el, op, ex,
+               ex / el);
+        fflush(stdout);
+        plan_free(&p);
+        topo_free(&t);
+        if (el > 60)
+            break;
+        largest = n;
+    }
+    printf("  largest instance proved within 60 s: %d GPUs\n\n", largest);
+}
+
+/* --- memetic -------------------------------------------------------------------------------- */
+
+typedef struct msize {
+    int gpus;
+    const char *model;
+    int batch;
+    double budget_s;
+} msize;
+
+static int run_memetic(const topology *t, const job *j, double budget, plan *p, planner_stats *st)
+{
+    planner_opts o = {"time", 1, budget, 0, 0, false, 0, NULL};
+    gt_err e;
+    if (planner_memetic(t, j, &o, p, st, &e)) {
+        printf("  failed: %s\n", e.msg);
+        return -1;
+    }
+    return 0;
+}
+
+static void bench_memetic_one(const topogen_data *d, const msize *m)
+{
+    topology t;
+    job j;
+    int sites = m->gpus / 16 < 4 ? 4 : m->gpus / 16 > 40 ? 40 : m->gpus / 16;
+    if (make_pool(d, m->gpus, sites, 8, NULL, &t) || make_job(m->model, m->batch, &j))
+        return;
+    plan p;
+    planner_stats st;
+    double t0 = now_s();
+    if (run_memetic(&t, &j, m->budget_s, &p, &st) == 0) {
+        printf("  %5d GPUs %-10s B=%-5d budget %5.1f s: %7.2f s wall, objective %.6g s, %d GPUs "
+               "used, %d pipelines, peak %.2f GiB\n         (%s)\n", m->gpus, m->model, m->batch,
+               m->budget_s, now_s() - t0, st.objective_value, plan_gpus_used(&p), p.npipes,
+               peak_gib(), st.note);
+        plan_free(&p);
+    }
+    fflush(stdout);
+    if (m->gpus == 64) { /* quality: ten times the budget */
+        plan q;
+        planner_stats sq;
+        t0 = now_s();
+        if (run_memetic(&t, &j, 10 * m->budget_s, &q, &sq) == 0) {
+            printf("        10x budget: %7.2f s wall, objective %.6g s; the %.1f s plan is %+.2f %% "
+                   "(goal: within 1 %%)\n", now_s() - t0, sq.objective_value, m->budget_s,
+                   100 * (st.objective_value / sq.objective_value - 1));
+            plan_free(&q);
+        }
+    }
+    topo_free(&t);
+}
+
+static void bench_memetic(const topogen_data *d)
+{
+    static const msize sizes[] = {{16, "gpt3-xl", 256, 2},
+                                  {64, "gpt3-xl", 512, 4.5},
+                                  {256, "gpt3_6.7b", 1024, 20},
+                                  {1024, "gpt3_13b", 2048, 55},
+                                  {4096, "gpt3_175b", 4096, 540}};
+    const char *big = getenv("GEOTRAIN_BENCH_4096");
+    printf("memetic planner (objective time, world-wide generated pools, all threads)\n");
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        if (sizes[i].gpus == 4096 && !(big && *big == '1')) {
+            printf("  4096 GPUs: skipped (set GEOTRAIN_BENCH_4096=1; up to 10 minutes)\n");
+            continue;
+        }
+        bench_memetic_one(d, &sizes[i]);
+    }
+}
+
+int main(void)
+{
+    topogen_data d;
+    gt_err e;
+    if (topogen_data_load(&d, &e)) {
+        fprintf(stderr, "bench_planner: %s\n", e.msg);
+        return 1;
+    }
+    printf("== bench_planner ==\n");
+    bench_exact(&d);
+    bench_memetic(&d);
+    topogen_data_free(&d);
+    return 0;
+}
