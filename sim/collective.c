@@ -161,9 +161,84 @@ void collective_free(coll_plan *c)
     memset(c, 0, sizeof *c);
 }
 
+/* One resource a step's flows load: capacity, bytes and earliest latency. */
+typedef struct res_load {
+    long key;
+    double cap, bytes, min_lat;
+} res_load;
+
+static int load_cmp(const void *a, const void *b)
+{
+    long x = ((const res_load *)a)->key, y = ((const res_load *)b)->key;
+    return (x > y) - (x < y);
+}
+
+/* The shared resources of a flow's path, as the simulator's network sees them
+ * (sim/network.c): GPU links inside a node, NICs, shared WAN links. */
+static int flow_resources(const topology *t, int a, int b, res_load *out)
+{
+    const topo_gpu *ga = &t->gpus[a], *gb = &t->gpus[b];
+    long G = t->ngpus, Nn = t->nnodes;
+    if (ga->node == gb->node) {
+        out[0] = (res_load){2L * a, topo_gpu_type(t, a)->link_bw, 0, 0};
+        out[1] = (res_load){2L * b + 1, topo_gpu_type(t, b)->link_bw, 0, 0};
+        return 2;
+    }
+    out[0] = (res_load){2 * G + 2L * ga->node, t->nodes[ga->node].nic_bw, 0, 0};
+    out[1] = (res_load){2 * G + 2L * gb->node + 1, t->nodes[gb->node].nic_bw, 0, 0};
+    if (ga->site == gb->site || topo_wan(t, ga->site, gb->site)->per_pair)
+        return 2;
+    out[2] = (res_load){2 * G + 2 * Nn + (long)ga->site * t->nsites + gb->site,
+                        topo_wan(t, ga->site, gb->site)->bw, 0, 0};
+    return 3;
+}
+
+/* A step cannot end before its busiest shared resource has carried its
+ * bytes: min latency + bytes / capacity. With one flow per resource this is
+ * never above the lone-flow time, so contention-free plans stay exact. */
+static int64_t step_load_bound(const coll_plan *c, int s, const topology *t, const workload *w,
+                               res_load *buf)
+{
+    int n = 0;
+    for (int f = c->step_first[s]; f < c->step_first[s + 1]; f++) {
+        const coll_flow *fl = &c->flows[f];
+        int a = w->lanes[fl->src_lane].gpu, b = w->lanes[fl->dst_lane].gpu;
+        double lat, rate;
+        topo_path(t, a, b, &lat, &rate);
+        int k = flow_resources(t, a, b, buf + n);
+        for (int i = 0; i < k; i++) {
+            buf[n + i].bytes = fl->bytes;
+            buf[n + i].min_lat = lat;
+        }
+        n += k;
+    }
+    qsort(buf, (size_t)n, sizeof *buf, load_cmp);
+    int64_t worst = 0;
+    for (int i = 0; i < n;) {
+        double bytes = 0, lat = buf[i].min_lat;
+        int k = i;
+        for (; k < n && buf[k].key == buf[i].key; k++) {
+            bytes += buf[k].bytes;
+            lat = buf[k].min_lat < lat ? buf[k].min_lat : lat;
+        }
+        if (k - i > 1) {
+            int64_t d = cost_ns(lat) + cost_ns(bytes / buf[i].cap);
+            worst = d > worst ? d : worst;
+        }
+        i = k;
+    }
+    return worst;
+}
+
 int64_t collective_estimate_ns(const coll_plan *c, const topology *t, const workload *w)
 {
     int64_t total = 0;
+    int maxflows = 0;
+    for (int s = 0; s < c->nsteps; s++) {
+        int k = c->step_first[s + 1] - c->step_first[s];
+        maxflows = k > maxflows ? k : maxflows;
+    }
+    res_load *buf = malloc(sizeof *buf * (size_t)(3 * maxflows + 1));
     for (int s = 0; s < c->nsteps; s++) {
         int64_t worst = 0;
         for (int f = c->step_first[s]; f < c->step_first[s + 1]; f++) {
@@ -173,7 +248,12 @@ int64_t collective_estimate_ns(const coll_plan *c, const topology *t, const work
             int64_t d = cost_transfer_ns(fl->bytes, lat, rate);
             worst = d > worst ? d : worst;
         }
+        if (buf) {
+            int64_t bound = step_load_bound(c, s, t, w, buf);
+            worst = bound > worst ? bound : worst;
+        }
         total += worst;
     }
+    free(buf);
     return total;
 }
