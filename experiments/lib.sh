@@ -19,8 +19,8 @@ now() {
     _t=$(date +%s.%N 2>/dev/null)
     case $_t in *N*|"") date +%s ;; *) echo "$_t" ;; esac
 }
-# Seconds between two now() values, 1 decimal.
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+# Seconds between two now() values, 2 decimals.
+elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b - a }'; }
 # 75 -> 1m15s
 hms() {
     awk -v s="$1" 'BEGIN { s = int(s + 0.5); if (s < 60) printf "%ds", s;

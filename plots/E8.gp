@@ -21,4 +21,4 @@ set for [i = 1:NM] xtics add (sprintf("%s\n(%s GiB)", word(ML, i), system(sprint
 set yrange [*:*]
 plot for [j = 1:NP] E using (mi(strcol("model")) + (j - (NP + 1) / 2.0) * W):(strcol("planner") eq word(PL, j) && column("feasible") == 1 ? column("iteration_time_s") : NaN) with boxes lt j title word(PL, j), \
      for [j = 1:NP] E using (mi(strcol("model")) + (j - (NP + 1) / 2.0) * W):(strcol("planner") eq word(PL, j) && column("feasible") != 1 ? 1 : NaN) with points lt j pt 2 ps 2 notitle, \
-     E using (NaN):(NaN) with points lt -1 pt 2 ps 2 title "no feasible plan (x)"
+     keyentry with points lt -1 pt 2 ps 2 title "no feasible plan"

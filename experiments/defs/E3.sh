@@ -96,11 +96,12 @@ section() {
 with exact (default), memetic and memetic-nols (20 generations each, a fixed effort: their
 default stops on stagnation), dtfm (default 4,900 trials). Exact on {$E3_EXACT} GPUs, the others on
 {$E3_SIZES}; every run capped at $E3_CAP s; after a planner hits the cap its larger sizes are not
-run. Times are wall-clock on this (2-core, possibly shared) machine; CPU seconds in \`E3.csv\`.
+run. The figure shows CPU seconds (one thread; robust to other load on this 2-core machine), the
+cap is on wall-clock time.
 
 EOF
     fig E3-scaling "Planner run time vs GPUs (log-log); crosses = runs stopped at the cap"
-    mdtable "$OUT/E3.csv" "planner|planner|s;gpus|GPUs|%d;status|status|s;wall_s|wall (s)|%.2f;cpu_s|CPU (s)|%.2f;objective_value|objective (s)|%.3f"
+    mdtable "$OUT/E3.csv" "planner|planner|s;gpus|GPUs|%d;status|status|s;wall_s|wall (s)|%.2f;cpu_s|CPU (s)|%.2f;objective_value|plan's objective (s)|%.3f"
     echo "Growth: slope of log(time) over log(GPUs) between the two largest sizes each planner finished:"
     echo
     mdtable "$OUT/E3-summary.csv" "planner|planner|s;previous_gpus|GPUs|s;previous_wall_s|time (s)|%.2f;largest_gpus|largest GPUs planned|%d;largest_wall_s|its time (s)|%.2f;timeout_at_gpus|stopped at the cap at|s;slope|slope|%s"
