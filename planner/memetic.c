@@ -19,7 +19,7 @@
 #define MA_LS_MOVES 12     /* LS3/LS4 candidates per call (x3 for the genes sweep) */
 #define MA_STALL 40        /* generations without improvement before stopping */
 #define MA_BIG_GPUS 256    /* above: a smaller population and lighter local search */
-#define MA_RESTARTS 2      /* budget mode: restarts without improvement before stopping */
+#define MA_RESTARTS 3      /* budget mode: restarts without improvement before stopping */
 #define MA_SEARCH_SHARE 0.85 /* budget mode: the search's share; replays get the rest */
 #define MA_DEFAULT_GENS 300
 #define MA_PAR_MIN_GPUS 24 /* fewer GPUs: children are evaluated sequentially */

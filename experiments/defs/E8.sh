@@ -63,6 +63,7 @@ section() {
     csvq '
         { m = v("model"); p = v("planner"); if (!(m in seen)) { seen[m] = 1; mo[++nm] = m }
           f[m, p] = v("feasible"); s[m, p] = v("stages") + 0
+          if (v("feasible") == 1 && v("stages") * v("pipelines") > 0 && v("gpus_used") > v("stages") * v("pipelines")) tp[m] = tp[m] (tp[m] ? ", " : "") p
           if (v("feasible") == 1) ok[m]++; else { bad[m]++; if (p ~ /uniform|megatron|dtfm/) ub[m]++; else nb[m]++ } }
         END {
           firstu = ""; firstn = ""
@@ -77,6 +78,8 @@ section() {
           if (firstn != "") printf ", the others at %s", firstn
           printf ". The memetic planner %s the largest model", f[mo[nm], "memetic"] == 1 ? "still plans" : "finds no plan for"
           if (f[mo[nm], "memetic"] == 1) printf " with %d stages (%d for the smallest): memory, not speed, sets the pipeline depth", s[mo[nm], "memetic"], s[mo[1], "memetic"]
-          printf ".\n\n" }
+          printf ". "
+          if (f[mo[nm], "memetic"] != 1 && tp[mo[nm]] != "") printf "At %s the feasible plans (%s) use tensor parallelism inside a node (more GPUs than stages x pipelines), which the memetic planner does not use in these runs; without it the largest model does not fit the 16 GB V100s. ", mo[nm], tp[mo[nm]]
+          printf "\n\n" }
         function idx(m,   j) { for (j = 1; j <= nm; j++) if (mo[j] == m) return j; return 0 }' "$OUT/E8.csv"
 }
