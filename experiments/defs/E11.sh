@@ -226,7 +226,7 @@ EOF
     echo "Pipeline plans with m in {1, 4, 16, 64} (all plans in \`E11-pipeline.csv\`; times in seconds):"
     echo
     mdtable "$P" "schedule|schedule|s;stages|S|%d;microbatches|m|%d;des_s|DES s|%.6f;estimate_s|estimator s|%.6f;closed_form_s|closed form s|%.6f;des_vs_closed|DES/closed - 1|%.2e;bubble_des|bubble DES|%.4f;bubble_theory|(S-1)/(m+S-1)|%.4f" \
-        'v("stages") > 1 && (v("microbatches") == 1 || v("microbatches") == 4 || v("microbatches") == 16 || v("microbatches") == 64)'
+        'v("stages") + 0 > 1 && (v("microbatches") == 1 || v("microbatches") == 4 || v("microbatches") == 16 || v("microbatches") == 64)'
     echo "Ring all-reduce:"
     echo
     mdtable "$OUT/E11-ring.csv" "replicas|D|%d;des_s|DES s|%.6f;estimate_s|estimator s|%.6f;closed_form_s|closed form s|%.6f;des_vs_closed|DES/closed - 1|%.2e"

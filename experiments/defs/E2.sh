@@ -79,7 +79,7 @@ run() {
         { k = v("instance") SUBSEP v("objective"); if (!(k in n)) { ord[++nk] = k; g[k] = v("gpus"); xt[k] = v("exact_time_s") }
           n[k]++; if (v("hit") == 1) h[k]++; if (v("hit") == "") un[k] = 1
           t[k] += v("memetic_time_s"); d = v("rel_gap") + 0; if (d > w[k]) w[k] = d
-          if (v("memetic_est") != "" && v("exact_est") != "" && v("memetic_est") < v("exact_est") * (1 - 1e-9)) eb[k]++
+          if (v("memetic_est") != "" && v("exact_est") != "" && v("memetic_est") + 0 < v("exact_est") * (1 - 1e-9)) eb[k]++
           if (v("exact_note") ~ /not proved/) np[k] = 1 }
         END { print "instance,objective,gpus,runs,hits,hit_rate,worst_gap,exact_time_s,memetic_time_s_mean,verifiable,memetic_estimate_below_exact,exact_simulated_optimum_proved"
               for (i = 1; i <= nk; i++) { k = ord[i]; split(k, p, SUBSEP)
@@ -106,7 +106,7 @@ EOF
         v("verifiable") == 1 { n += v("runs"); h += v("hits"); ni++; if (v("hits") == v("runs")) all++
             if (v("worst_gap") + 0 > w) w = v("worst_gap") + 0
             if (v("exact_time_s") + 0 > xt) { xt = v("exact_time_s") + 0; xg = v("gpus") } }
-        v("verifiable") == 1 && v("hits") < v("runs") { miss++; if (v("exact_simulated_optimum_proved") == 0) mnp++; if (v("memetic_estimate_below_exact") > 0) meb++ }
+        v("verifiable") == 1 && v("hits") + 0 < v("runs") + 0 { miss++; if (v("exact_simulated_optimum_proved") == 0) mnp++; if (v("memetic_estimate_below_exact") + 0 > 0) meb++ }
         v("verifiable") == 0 { nu++ }
         END { r = n ? 100 * h / n : 0
               printf "**Verdict: %s.** The memetic planner hits the exact optimum in %d of %d runs (%.1f %%) and on every seed of %d of %d instances, against the published %s %%; ", (n && h == n) ? "reproduced" : "worse", h, n, r, all, ni, pub

@@ -109,7 +109,7 @@ EOF
         { p = v("planner"); big[p] = v("largest_gpus"); tm[p] = v("largest_wall_s"); to[p] = v("timeout_at_gpus"); sl[p] = v("slope")
           pg[p] = v("previous_gpus"); pt[p] = v("previous_wall_s") }
         END {
-          xs = ("exact" in big) ? big["exact"] : 0; ms = ("memetic" in big) ? big["memetic"] : 0
+          xs = ("exact" in big) ? big["exact"] + 0 : 0; ms = ("memetic" in big) ? big["memetic"] + 0 : 0
           ok = (xs > 0 && ms > xs && to["exact"] != "")
           printf "**Verdict: %s.** ", ok ? "reproduced" : "worse"
           if (to["exact"] != "") printf "The exact solver hits the %s s cap at %s GPUs; it solved %d GPUs in %.1f s", cap, to["exact"], xs, tm["exact"]

@@ -63,7 +63,7 @@ section() {
     csvq '
         { m = v("model"); p = v("planner"); if (!(m in seen)) { seen[m] = 1; mo[++nm] = m }
           f[m, p] = v("feasible"); s[m, p] = v("stages") + 0
-          if (v("feasible") == 1 && v("stages") * v("pipelines") > 0 && v("gpus_used") > v("stages") * v("pipelines")) tp[m] = tp[m] (tp[m] ? ", " : "") p
+          if (v("feasible") == 1 && v("stages") * v("pipelines") > 0 && v("gpus_used") + 0 > v("stages") * v("pipelines")) tp[m] = tp[m] (tp[m] ? ", " : "") p
           if (v("feasible") == 1) ok[m]++; else { bad[m]++; if (p ~ /uniform|megatron|dtfm/) ub[m]++; else nb[m]++ } }
         END {
           firstu = ""; firstn = ""

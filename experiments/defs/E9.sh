@@ -184,7 +184,7 @@ EOF
             n++; if (n == 1) first = s; last = s }
         FILENAME ~ /sweep/ && v("layout") == "pp" { t[v("latency_ms"), v("tcp_connections"), v("wan_policy")] = v("iteration_time_s") + 0 }
         FILENAME ~ /dcsel/ { L = v("latency_ms"); x = v("iteration_time_s") + 0
-            if (!(L in bt) || x < bt[L]) { bt[L] = x; bj[L] = v("dcs_used") }
+            if (!(L in bt) || x < bt[L]) { bt[L] = x; bj[L] = v("dcs_used") + 0 }
             if (v("dcs_used") + 0 > nj[L]) { nj[L] = v("dcs_used") + 0; all[L] = x } }
         END {
           for (key in t) { split(key, p, SUBSEP); if (p[3] == "fair") { r = t[p[1], p[2], "fair"] / t[p[1], p[2], "temporal"]; if (r > mt) mt = r; if (r < lt || lt == "") lt = r } }
