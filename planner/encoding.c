@@ -1273,13 +1273,31 @@ static int shortfall(const enc_problem *pr, gt_err *e)
     char name[160];
     topo_gpu_name(pr->t, ord[bk], name, sizeof name);
     const gpu_type *ty = topo_gpu_type(pr->t, ord[bk]);
-    gt_fail(e, "the job fits on no subset of the %d GPUs: the closest arrangement (%d stage%s "
-               "on the GPUs with the most memory, 1f1b, microbatch %d) still lacks %.2f GiB "
-               "on %s (%s, stage %d, layers [%d, %d], needs %.2f GiB of %.2f GiB)",
-            pr->N, bestS, bestS > 1 ? "s" : "", pr->bval[0], (double)best / GIB, name, ty->id,
-            bk, ba, be, (ty->mem_bytes + (double)best) / GIB, ty->mem_bytes / GIB);
+    /* MiB below 1 GiB so that a shortfall of a few bytes does not print as 0.00 GiB */
+    bool small = (double)best < GIB;
+    double unit = small ? GIB / 1024 : GIB;
+    if (best <= 0)
+        gt_fail(e, "no plan decodes although %d stage%s of the GPUs with the most memory fit "
+                   "(1f1b, microbatch %d): every shape the planner may use was rejected",
+                bestS, bestS > 1 ? "s" : "", pr->bval[0]);
+    else
+        gt_fail(e, "the job fits on no subset of the %d GPUs: the closest arrangement (%d stage%s "
+                   "on the GPUs with the most memory, 1f1b, microbatch %d) still lacks %.2f %s "
+                   "on %s (%s, stage %d, layers [%d, %d], needs %.2f GiB of %.2f GiB)",
+                pr->N, bestS, bestS > 1 ? "s" : "", pr->bval[0], (double)best / unit,
+                small ? "MiB" : "GiB", name, ty->id, bk, ba, be,
+                (ty->mem_bytes + (double)best) / GIB, ty->mem_bytes / GIB);
     free(ord);
     free(first);
+    return -1;
+}
+
+/* A seed of shape S x D that decodes (fits memory), or -1. */
+static int try_reference(const enc_problem *pr, seed_kind kind, int S, int D, int bi, genome *g)
+{
+    if (enc_seed(pr, kind, S, D, SCHED_1F1B, SYNC_RING, bi, NULL, g) == 0 &&
+        enc_decode(pr, g, NULL) == 0)
+        return 0;
     return -1;
 }
 
@@ -1288,18 +1306,23 @@ int enc_reference(const enc_problem *pr, genome *g, gt_err *e)
     static const seed_kind kinds[] = {SEED_FASTEST, SEED_MEMORY};
     for (int x = 0; x < 2; x++)
         for (int bi = 0; bi < pr->nb; bi++) {
-            int S = enc_min_stages(pr, kinds[x], bi);
-            if (S <= 0)
+            if (pr->cells) { /* all-GPUs ablation: every S x D grid of exactly that many cells */
+                for (int S = 1; S <= pr->smax; S++)
+                    if (pr->cells % S == 0 && enc_shape_ok(pr, S, pr->cells / S, bi) &&
+                        try_reference(pr, kinds[x], S, pr->cells / S, bi, g) == 0)
+                        return 0;
                 continue;
-            int D = 1;
-            if (pr->cells) /* all-GPUs ablation: widen to the fixed cell count */
-                for (S = 1; S <= pr->smax && !enc_shape_ok(pr, S, pr->cells / S, bi); S++)
-                    ;
-            if (pr->cells)
-                D = pr->cells / S;
-            if (enc_seed(pr, kinds[x], S, D, SCHED_1F1B, SYNC_RING, bi, NULL, g) == 0 &&
-                enc_decode(pr, g, NULL) == 0)
-                return 0;
+            }
+            /* the fewest stages that fit the memory-sorted GPUs, or more when the
+             * seed's own cuts (uniform, or not re-partitioned) need them */
+            int S0 = enc_min_stages(pr, kinds[x], bi);
+            for (int S = S0; S > 0 && S <= pr->smax; S++)
+                if (try_reference(pr, kinds[x], S, 1, bi, g) == 0)
+                    return 0;
         }
+    if (pr->cells)
+        return gt_fail(e, "no grid of %d GPUs (the all-GPUs ablation's cell count) fits memory "
+                          "with any stage count and microbatch size",
+                       pr->cells);
     return shortfall(pr, e);
 }

@@ -161,46 +161,39 @@ void collective_free(coll_plan *c)
     memset(c, 0, sizeof *c);
 }
 
-/* One resource a step's flows load: capacity, bytes and earliest latency. */
-typedef struct res_load {
-    long key;
-    double cap, bytes, min_lat;
-} res_load;
-
 static int load_cmp(const void *a, const void *b)
 {
-    long x = ((const res_load *)a)->key, y = ((const res_load *)b)->key;
+    long x = ((const coll_load *)a)->key, y = ((const coll_load *)b)->key;
     return (x > y) - (x < y);
 }
 
 /* The shared resources of a flow's path, as the simulator's network sees them
  * (sim/network.c): GPU links inside a node, NICs, shared WAN links. */
-static int flow_resources(const topology *t, int a, int b, res_load *out)
+static int flow_resources(const topology *t, int a, int b, coll_load *out)
 {
     const topo_gpu *ga = &t->gpus[a], *gb = &t->gpus[b];
     long G = t->ngpus, Nn = t->nnodes;
     if (ga->node == gb->node) {
-        out[0] = (res_load){2L * a, topo_gpu_type(t, a)->link_bw, 0, 0};
-        out[1] = (res_load){2L * b + 1, topo_gpu_type(t, b)->link_bw, 0, 0};
+        out[0] = (coll_load){2L * a, topo_gpu_type(t, a)->link_bw, 0, 0, 0};
+        out[1] = (coll_load){2L * b + 1, topo_gpu_type(t, b)->link_bw, 0, 0, 0};
         return 2;
     }
-    out[0] = (res_load){2 * G + 2L * ga->node, t->nodes[ga->node].nic_bw, 0, 0};
-    out[1] = (res_load){2 * G + 2L * gb->node + 1, t->nodes[gb->node].nic_bw, 0, 0};
+    out[0] = (coll_load){2 * G + 2L * ga->node, t->nodes[ga->node].nic_bw, 0, 0, 0};
+    out[1] = (coll_load){2 * G + 2L * gb->node + 1, t->nodes[gb->node].nic_bw, 0, 0, 0};
     if (ga->site == gb->site || topo_wan(t, ga->site, gb->site)->per_pair)
         return 2;
-    out[2] = (res_load){2 * G + 2 * Nn + (long)ga->site * t->nsites + gb->site,
-                        topo_wan(t, ga->site, gb->site)->bw, 0, 0};
+    out[2] = (coll_load){2 * G + 2 * Nn + (long)ga->site * t->nsites + gb->site,
+                        topo_wan(t, ga->site, gb->site)->bw, 0, 0, 0};
     return 3;
 }
 
-/* A step cannot end before its busiest shared resource has carried its
- * bytes: min latency + bytes / capacity. With one flow per resource this is
- * never above the lone-flow time, so contention-free plans stay exact. */
-static int64_t step_load_bound(const coll_plan *c, int s, const topology *t, const workload *w,
-                               res_load *buf)
+/* Flows [first, last) of c written as (resource, bytes) entries, sorted by
+ * resource, then merged so each resource appears once. */
+static int merge_loads(const coll_plan *c, int first, int last, const topology *t,
+                       const workload *w, coll_load *buf)
 {
     int n = 0;
-    for (int f = c->step_first[s]; f < c->step_first[s + 1]; f++) {
+    for (int f = first; f < last; f++) {
         const coll_flow *fl = &c->flows[f];
         int a = w->lanes[fl->src_lane].gpu, b = w->lanes[fl->dst_lane].gpu;
         double lat, rate;
@@ -209,25 +202,47 @@ static int64_t step_load_bound(const coll_plan *c, int s, const topology *t, con
         for (int i = 0; i < k; i++) {
             buf[n + i].bytes = fl->bytes;
             buf[n + i].min_lat = lat;
+            buf[n + i].flows = 1;
         }
         n += k;
     }
     qsort(buf, (size_t)n, sizeof *buf, load_cmp);
-    int64_t worst = 0;
-    for (int i = 0; i < n;) {
-        double bytes = 0, lat = buf[i].min_lat;
-        int k = i;
-        for (; k < n && buf[k].key == buf[i].key; k++) {
-            bytes += buf[k].bytes;
-            lat = buf[k].min_lat < lat ? buf[k].min_lat : lat;
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        if (m > 0 && buf[m - 1].key == buf[i].key) {
+            buf[m - 1].bytes += buf[i].bytes;
+            buf[m - 1].flows++;
+            if (buf[i].min_lat < buf[m - 1].min_lat)
+                buf[m - 1].min_lat = buf[i].min_lat;
+        } else {
+            buf[m++] = buf[i];
         }
-        if (k - i > 1) {
-            int64_t d = cost_ns(lat) + cost_ns(bytes / buf[i].cap);
+    }
+    return m;
+}
+
+/* A step cannot end before its busiest shared resource has carried its
+ * bytes: min latency + bytes / capacity. With one flow per resource this is
+ * never above the lone-flow time, so contention-free plans stay exact. */
+static int64_t step_load_bound(const coll_plan *c, int s, const topology *t, const workload *w,
+                               coll_load *buf)
+{
+    int n = merge_loads(c, c->step_first[s], c->step_first[s + 1], t, w, buf);
+    int64_t worst = 0;
+    for (int i = 0; i < n; i++)
+        if (buf[i].flows > 1) {
+            int64_t d = cost_ns(buf[i].min_lat) + cost_ns(buf[i].bytes / buf[i].cap);
             worst = d > worst ? d : worst;
         }
-        i = k;
-    }
     return worst;
+}
+
+int collective_loads(const coll_plan *c, const topology *t, const workload *w, coll_load **out)
+{
+    *out = malloc(sizeof **out * (size_t)(3 * c->nflows + 1));
+    if (!*out)
+        return -1;
+    return merge_loads(c, 0, c->nflows, t, w, *out);
 }
 
 int64_t collective_estimate_ns(const coll_plan *c, const topology *t, const workload *w)
@@ -238,7 +253,7 @@ int64_t collective_estimate_ns(const coll_plan *c, const topology *t, const work
         int k = c->step_first[s + 1] - c->step_first[s];
         maxflows = k > maxflows ? k : maxflows;
     }
-    res_load *buf = malloc(sizeof *buf * (size_t)(3 * maxflows + 1));
+    coll_load *buf = malloc(sizeof *buf * (size_t)(3 * maxflows + 1));
     for (int s = 0; s < c->nsteps; s++) {
         int64_t worst = 0;
         for (int f = c->step_first[s]; f < c->step_first[s + 1]; f++) {

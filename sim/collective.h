@@ -32,6 +32,17 @@ typedef struct coll_plan {
 int collective_build(coll_plan *c, const topology *t, const workload *w,
                      const sync_group *g, sync_kind kind, gt_err *e);
 void collective_free(coll_plan *c);
+
+/* One shared resource (GPU link, NIC or shared WAN link, keyed as in
+ * sim/network.c) and the bytes a collective puts on it. */
+typedef struct coll_load {
+    long key;
+    double cap, bytes, min_lat;
+    int flows;            /* how many flows put bytes on it */
+} coll_load;
+/* The collective's bytes per shared resource, one entry per resource sorted
+ * by key, in a malloc'd *out; returns the count, or -1 when out of memory. */
+int collective_loads(const coll_plan *c, const topology *t, const workload *w, coll_load **out);
 /* Contention-free duration: sum over steps of the slowest lone flow. */
 int64_t collective_estimate_ns(const coll_plan *c, const topology *t, const workload *w);
 

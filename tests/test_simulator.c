@@ -4,7 +4,8 @@
  * estimator when links are shared; the energy identity; byte-identical JSON
  * for the same seed; a valid gzip timeline with one event per op; Atlas's
  * temporal sharing lets the first pipeline's data arrive earlier without
- * slowing the iteration; a bandwidth step halfway through a transfer gives
+ * slowing the iteration; concurrent syncs of different stages over one shared
+ * link take at least their total bytes over its capacity; a bandwidth step halfway through a transfer gives
  * the hand-computed finish; BubbleTea never overlaps training ops. */
 #include "testutil.h"
 
@@ -144,6 +145,47 @@ static void test_shared_never_faster(void **state)
         assert_true(d.tm.ops[i].end >= d.est.ops[i].end);
     sim_detail_free(&d);
     free_world(&w);
+}
+
+/* Two pipelines of two stages, one in each of two sites behind one shared
+ * 1 Gbps link: the two stages' ring syncs run at the same time over that
+ * link, so no iteration can be shorter than (G0 + G1) / 1 Gbps. The
+ * estimator must see that (each group alone would take only G_k / C) and
+ * still stay a lower bound of the replay. */
+static const char *SHARED_SYNC_TOPO =
+    "{\"name\":\"shared-sync\",\"sites\":["
+    "{\"id\":\"a\",\"nodes\":[{\"gpu\":\"a100_sxm_80gb\",\"count\":2,\"nic_gbps\":100}],"
+    "\"lan\":{\"gbps\":100,\"latency_ms\":0.01}},"
+    "{\"id\":\"b\",\"nodes\":[{\"gpu\":\"a100_sxm_80gb\",\"count\":2,\"nic_gbps\":100}],"
+    "\"lan\":{\"gbps\":100,\"latency_ms\":0.01}}],"
+    "\"links\":[{\"a\":\"a\",\"b\":\"b\",\"gbps\":1,\"latency_ms\":1}]}";
+static const char *SHARED_SYNC_PLAN =
+    "{\"schedule\":\"1f1b\",\"dp_sync\":\"ring\",\"microbatch_size\":1,\"pipelines\":["
+    "{\"microbatches\":4,\"stages\":[{\"gpus\":[\"a/0/0\"],\"layers\":[0,3]},"
+    "{\"gpus\":[\"a/0/1\"],\"layers\":[4,7]}]},"
+    "{\"microbatches\":4,\"stages\":[{\"gpus\":[\"b/0/0\"],\"layers\":[0,3]},"
+    "{\"gpus\":[\"b/0/1\"],\"layers\":[4,7]}]}]}";
+
+static void test_concurrent_syncs_share_link(void **state)
+{
+    (void)state;
+    char tpath[64], ppath[64];
+    write_temp(SHARED_SYNC_TOPO, tpath, sizeof tpath);
+    write_temp(SHARED_SYNC_PLAN, ppath, sizeof ppath);
+    world w;
+    load_world(&w, tpath, FIXTURES "/tiny-model.json", 8, 1024, ppath);
+    sim_options o;
+    sim_options_default(&o);
+    sim_detail d;
+    run(&w, &o, &d);
+    double volume_s = (cost_grad_bytes(&w.j.model, 0, 3) + cost_grad_bytes(&w.j.model, 4, 7)) / 125e6;
+    assert_true(d.est.iteration_ns * 1e-9 >= volume_s);
+    assert_true(d.tm.iteration_ns >= d.est.iteration_ns);
+    assert_true(rel_diff((double)d.tm.iteration_ns, (double)d.est.iteration_ns) < 0.05);
+    sim_detail_free(&d);
+    free_world(&w);
+    unlink(tpath);
+    unlink(ppath);
 }
 
 static char *json_of(world *w, const sim_options *o)
@@ -387,7 +429,7 @@ int main(void)
         cmocka_unit_test(test_agree_worldwide),   cmocka_unit_test(test_shared_never_faster),
         cmocka_unit_test(test_deterministic),     cmocka_unit_test(test_timeline),
         cmocka_unit_test(test_temporal_two_pipelines), cmocka_unit_test(test_bandwidth_step),
-        cmocka_unit_test(test_bubbletea),
+        cmocka_unit_test(test_bubbletea),        cmocka_unit_test(test_concurrent_syncs_share_link),
         cmocka_unit_test(test_bubbletea_memory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
