@@ -65,6 +65,8 @@ typedef struct search {
     eval_cache cache;
     genome *elite;                  /* MA_ELITE best distinct by estimate, sorted */
     int nelite;
+    genome *seeds;                  /* the deterministic seeds, as evaluated (finalists too) */
+    int nseeds;
     pareto_archive *arch;           /* pareto only */
     long evals;                     /* estimator calls */
     int gen;                        /* generations so far, all phases */
@@ -240,6 +242,7 @@ static void elite_offer(search *s, const genome *g)
 /* The objective changed: re-score and re-sort (insertion sort, stable). */
 static void elite_rescore(search *s)
 {
+    rescore(s, s->seeds, s->nseeds);
     for (int i = 0; i < s->nelite; i++)
         s->elite[i].fit = objective_value(&s->obj, &s->elite[i].est);
     for (int i = 1; i < s->nelite; i++)
@@ -477,6 +480,23 @@ static int evolve(search *s, int gens, double phase_deadline)
 
 /* --- population ------------------------------------------------------------------- */
 
+/* The seeds stay finalists whatever the search does: where shared links make
+ * the estimate optimistic, the evolved elite can all replay slower than a
+ * plain seed (one site's fastest GPUs, say) that the estimate ranked lower. */
+static int keep_seeds(search *s, int n)
+{
+    s->seeds = calloc((size_t)(n > 0 ? n : 1), sizeof *s->seeds);
+    if (!s->seeds)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        if (genome_alloc(&s->seeds[i], s->pr->N))
+            return -1;
+        genome_copy(&s->seeds[i], &s->pop[i], s->pr->N);
+        s->nseeds++;
+    }
+    return 0;
+}
+
 static int add_seed(search *s, int *n, seed_kind kind, int S, int D, sched_kind sc,
                     sync_kind sy, int bi)
 {
@@ -512,6 +532,7 @@ static int seed_population(search *s, const genome *ref)
     for (int r = 0; r < 3 && n < s->P; r++) /* the strongest sites, each on its own */
         if (enc_seed_site(pr, r, SCHED_1F1B, SYNC_RING, ref->bi, &s->pop[n]) == 0)
             n++;
+    int nseeds = n;
     for (int i = n; i < s->P; i++) {
         gsl_rng_set(s->rng[0], stream_seed(s->o->seed, 0, i));
         int bi = (int)gsl_rng_uniform_int(s->rng[0], (unsigned long)pr->nb);
@@ -524,7 +545,7 @@ static int seed_population(search *s, const genome *ref)
 #pragma omp parallel for num_threads(s->nth) schedule(dynamic, 1) if (s->par)
     for (int i = 0; i < s->P; i++)
         eval_genome(&s->kc[i], &s->pop[i]);
-    if (merge_fresh(s, s->P))
+    if (merge_fresh(s, s->P) || keep_seeds(s, nseeds))
         return -1;
     archive_kids(s, s->pop, s->P);
     return survive(s, 0); /* sorts the initial population */
@@ -548,6 +569,9 @@ static void search_free(search *s)
     for (int i = 0; i < MA_ELITE && s->elite; i++)
         genome_free(&s->elite[i]);
     free(s->elite);
+    for (int i = 0; i < s->nseeds; i++)
+        genome_free(&s->seeds[i]);
+    free(s->seeds);
     free(s->pop);
     free(s->kids);
     free(s->scratch);
@@ -612,6 +636,49 @@ static double replay_work(const enc_problem *pr, const genome *g)
     return w;
 }
 
+/* Seeds not in the elite whose estimate could still beat *best (estimates are
+ * lower bounds of the replay), replayed in estimate order; a seed that wins
+ * replaces *best. */
+static int replay_seeds(const search *s, const objective *sobj, const enc_replay_limits *lim,
+                        enc_final *best)
+{
+    const genome *cand[s->nseeds > 0 ? s->nseeds : 1];
+    int n = 0;
+    for (int i = 0; i < s->nseeds; i++) {
+        const genome *g = &s->seeds[i];
+        bool in_elite = false;
+        for (int k = 0; k < s->nelite && !in_elite; k++)
+            in_elite = genome_same(g, &s->elite[k]);
+        if (!in_elite && g->status == 1 && objective_feasible(&s->obj, &g->est) &&
+            g->fit < best->value)
+            cand[n++] = g;
+    }
+    for (int i = 1; i < n; i++) /* insertion sort by estimate, stable */
+        for (int k = i; k > 0 && cand[k]->fit < cand[k - 1]->fit; k--) {
+            const genome *x = cand[k];
+            cand[k] = cand[k - 1];
+            cand[k - 1] = x;
+        }
+    if (n == 0 || (lim->stop && *lim->stop))
+        return 0;
+    enc_replay_limits sl = {n, lim->deadline, lim->stop};
+    enc_final f;
+    gt_err e;
+    if (enc_pick_final(s->pr, cand, n, sobj, s->cfg->name, s->obj.text, &sl, &f, &e))
+        return 0; /* no seed replays: the elite's winner stands */
+    if (f.value < best->value) {
+        int replayed = best->replayed + f.replayed;
+        plan_free(&best->p);
+        *best = f;
+        best->index += s->nelite;
+        best->replayed = replayed;
+    } else {
+        best->replayed += f.replayed;
+        plan_free(&f.p);
+    }
+    return 0;
+}
+
 /* The best by the simulated objective `sobj` among the elite (sorted by
  * estimate), replayed until the estimates cannot win (enc_pick_final). */
 static int pick_final(const search *s, const objective *sobj, enc_final *best, gt_err *e)
@@ -631,7 +698,9 @@ static int pick_final(const search *s, const objective *sobj, enc_final *best, g
             break;
     }
     enc_replay_limits lim = {most, s->o->budget_s > 0 ? s->t0 + s->o->budget_s : 0, s->o->stop};
-    return enc_pick_final(s->pr, cand, n, sobj, s->cfg->name, s->obj.text, &lim, best, e);
+    if (enc_pick_final(s->pr, cand, n, sobj, s->cfg->name, s->obj.text, &lim, best, e))
+        return -1;
+    return replay_seeds(s, sobj, &lim, best);
 }
 
 /* --- the planner ------------------------------------------------------------------------ */

@@ -167,26 +167,6 @@ static int load_cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The shared resources of a flow's path, as the simulator's network sees them
- * (sim/network.c): GPU links inside a node, NICs, shared WAN links. */
-static int flow_resources(const topology *t, int a, int b, coll_load *out)
-{
-    const topo_gpu *ga = &t->gpus[a], *gb = &t->gpus[b];
-    long G = t->ngpus, Nn = t->nnodes;
-    if (ga->node == gb->node) {
-        out[0] = (coll_load){2L * a, topo_gpu_type(t, a)->link_bw, 0, 0, 0};
-        out[1] = (coll_load){2L * b + 1, topo_gpu_type(t, b)->link_bw, 0, 0, 0};
-        return 2;
-    }
-    out[0] = (coll_load){2 * G + 2L * ga->node, t->nodes[ga->node].nic_bw, 0, 0, 0};
-    out[1] = (coll_load){2 * G + 2L * gb->node + 1, t->nodes[gb->node].nic_bw, 0, 0, 0};
-    if (ga->site == gb->site || topo_wan(t, ga->site, gb->site)->per_pair)
-        return 2;
-    out[2] = (coll_load){2 * G + 2 * Nn + (long)ga->site * t->nsites + gb->site,
-                        topo_wan(t, ga->site, gb->site)->bw, 0, 0, 0};
-    return 3;
-}
-
 /* Flows [first, last) of c written as (resource, bytes) entries, sorted by
  * resource, then merged so each resource appears once. */
 static int merge_loads(const coll_plan *c, int first, int last, const topology *t,
@@ -198,8 +178,11 @@ static int merge_loads(const coll_plan *c, int first, int last, const topology *
         int a = w->lanes[fl->src_lane].gpu, b = w->lanes[fl->dst_lane].gpu;
         double lat, rate;
         topo_path(t, a, b, &lat, &rate);
-        int k = flow_resources(t, a, b, buf + n);
+        topo_res r[3];
+        int k = topo_path_resources(t, a, b, r);
         for (int i = 0; i < k; i++) {
+            buf[n + i].key = r[i].key;
+            buf[n + i].cap = r[i].cap;
             buf[n + i].bytes = fl->bytes;
             buf[n + i].min_lat = lat;
             buf[n + i].flows = 1;

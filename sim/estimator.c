@@ -1,5 +1,8 @@
 /* estimator.c — the contention-free recurrence (estimator.h, DESIGN 5).
  *
+ * Contention enters only through lower bounds on the iteration
+ * (load_bound.h), so the estimate stays below the simulator's replay.
+ *
  * Ops are processed in dependency order (Kahn's algorithm over "previous op
  * on my GPU" and "op whose output I need"), so each op's start is
  * max(GPU free, input arrived) with arrival = producer end + lone transfer. */
@@ -11,6 +14,7 @@
 #include "accounting.h"
 #include "collective.h"
 #include "cost.h"
+#include "load_bound.h"
 
 static int64_t transfer_ns(const topology *t, const workload *w, const wl_op *o)
 {
@@ -94,87 +98,13 @@ static void lane_ends(const workload *w, timing *tm)
     }
 }
 
-/* One group's load on one shared resource, for the cross-group bound. */
-typedef struct group_load {
-    coll_load l;
-    int group;
-    int64_t start;
-} group_load;
-
-static int by_resource_then_start(const void *a, const void *b)
-{
-    const group_load *x = a, *y = b;
-    if (x->l.key != y->l.key)
-        return (x->l.key > y->l.key) - (x->l.key < y->l.key);
-    if (x->start != y->start)
-        return (x->start > y->start) - (x->start < y->start);
-    return x->group - y->group;
-}
-
-/* Sync groups of different layers run at the same time and share WAN links
- * and NICs, which each group's own estimate ignores. On each resource, the
- * groups starting at or after time s cannot all have finished before
- * s + their bytes / capacity; the group that the estimate ends last on that
- * resource is held to the largest such bound. With one group per resource
- * nothing changes, so contention-free plans stay exact. */
-static void cross_group_bound(group_load *gl, int n, timing *tm)
-{
-    qsort(gl, (size_t)n, sizeof *gl, by_resource_then_start);
-    for (int i = 0; i < n;) {
-        int k = i;
-        while (k < n && gl[k].l.key == gl[i].l.key)
-            k++;
-        if (k - i > 1) {
-            double suffix = 0, lat = gl[k - 1].l.min_lat;
-            int64_t bound = 0;
-            int last = gl[i].group;
-            for (int x = k - 1; x >= i; x--) {
-                suffix += gl[x].l.bytes;
-                lat = gl[x].l.min_lat < lat ? gl[x].l.min_lat : lat;
-                int64_t b = gl[x].start + cost_ns(lat) + cost_ns(suffix / gl[x].l.cap);
-                bound = b > bound ? b : bound;
-                if (tm->group_end[gl[x].group] >= tm->group_end[last])
-                    last = gl[x].group;
-            }
-            if (bound > tm->group_end[last])
-                tm->group_end[last] = bound;
-        }
-        i = k;
-    }
-}
-
-/* Appends group g's per-resource loads to *gl (grown as needed). */
-static int add_group_loads(const coll_plan *c, const topology *t, const workload *w, int g,
-                           int64_t start, group_load **gl, int *n, int *cap)
-{
-    coll_load *l;
-    int m = collective_loads(c, t, w, &l);
-    if (m < 0)
-        return -1;
-    if (*n + m > *cap) {
-        int nc = 2 * (*n + m);
-        group_load *x = realloc(*gl, sizeof *x * (size_t)nc);
-        if (!x) {
-            free(l);
-            return -1;
-        }
-        *gl = x;
-        *cap = nc;
-    }
-    for (int i = 0; i < m; i++)
-        (*gl)[(*n)++] = (group_load){l[i], g, start};
-    free(l);
-    return 0;
-}
-
 int estimate_run(const topology *t, const workload *w, sync_kind sync, timing *tm, gt_err *e)
 {
     tm->wan_bytes = 0;
     if (run_ops(t, w, tm, e))
         return -1;
     lane_ends(w, tm);
-    group_load *gl = NULL;
-    int ngl = 0, glcap = 0;
+    sync_loads sl = {0};
     for (int g = 0; g < w->ngroups; g++) {
         const sync_group *sg = &w->groups[g];
         int64_t start = 0;
@@ -183,7 +113,7 @@ int estimate_run(const topology *t, const workload *w, sync_kind sync, timing *t
                 start = tm->lanes[sg->members[m]].bwd_end;
         coll_plan c;
         if (collective_build(&c, t, w, sg, sync, e)) {
-            free(gl);
+            sync_loads_free(&sl);
             return -1;
         }
         tm->group_start[g] = start;
@@ -191,16 +121,18 @@ int estimate_run(const topology *t, const workload *w, sync_kind sync, timing *t
         for (int f = 0; f < c.nflows; f++)
             tm->wan_bytes += wan_bytes_of(t, w, c.flows[f].src_lane, c.flows[f].dst_lane,
                                           c.flows[f].bytes);
-        int rc = add_group_loads(&c, t, w, g, start, &gl, &ngl, &glcap);
+        int rc = sync_loads_add(&sl, &c, t, w, g, start);
         collective_free(&c);
         if (rc) {
-            free(gl);
+            sync_loads_free(&sl);
             return gt_fail(e, "out of memory");
         }
     }
-    cross_group_bound(gl, ngl, tm);
-    free(gl);
+    sync_loads_bound(&sl, tm);
+    sync_loads_free(&sl);
     timing_finish_lanes(tm, w);
+    if (transfer_load_bound(t, w, tm) < 0)
+        return gt_fail(e, "out of memory");
     return 0;
 }
 

@@ -552,3 +552,21 @@ void topo_path(const topology *t, int a, int b, double *lat_s, double *rate)
     *lat_s = l->lat_s;
     *rate = fmin(fmin(r, l->bw), topo_tcp_cap(t, ga->site, gb->site));
 }
+
+int topo_path_resources(const topology *t, int a, int b, topo_res out[3])
+{
+    const topo_gpu *ga = &t->gpus[a], *gb = &t->gpus[b];
+    long G = t->ngpus, Nn = t->nnodes;
+    if (ga->node == gb->node) {
+        out[0] = (topo_res){2L * a, topo_gpu_type(t, a)->link_bw};
+        out[1] = (topo_res){2L * b + 1, topo_gpu_type(t, b)->link_bw};
+        return 2;
+    }
+    out[0] = (topo_res){2 * G + 2L * ga->node, t->nodes[ga->node].nic_bw};
+    out[1] = (topo_res){2 * G + 2L * gb->node + 1, t->nodes[gb->node].nic_bw};
+    if (ga->site == gb->site || topo_wan(t, ga->site, gb->site)->per_pair)
+        return 2;
+    out[2] = (topo_res){2 * G + 2 * Nn + (long)ga->site * t->nsites + gb->site,
+                        topo_wan(t, ga->site, gb->site)->bw};
+    return 3;
+}

@@ -96,6 +96,18 @@ static inline const topo_link *topo_wan(const topology *t, int a, int b)
 /* Contention-free path from GPU a to GPU b: one-way latency and the rate a
  * lone flow gets (min over the path's resources and the TCP cap on WAN). */
 void topo_path(const topology *t, int a, int b, double *lat_s, double *rate);
+/* The shared resources a flow from GPU a to GPU b loads, as the simulator's
+ * network sees them (sim/network.c): inside a node the sender's link out and
+ * the receiver's link in; across nodes the two NICs (out, in) and, between
+ * sites, the WAN link unless it is shaped per pair. Keys are unique per
+ * resource: 2g / 2g+1 GPU links, 2G + 2n / +1 NICs, 2G + 2N + sa*S + sb WAN.
+ * Returns how many (2 or 3) were written to out. */
+typedef struct topo_res {
+    long key;
+    double cap;           /* bytes/s */
+} topo_res;
+int topo_path_resources(const topology *t, int a, int b, topo_res out[3]);
+
 /* TCP cap of one flow on WAN link (site a -> site b): connections*window/RTT. */
 double topo_tcp_cap(const topology *t, int sa, int sb);
 
