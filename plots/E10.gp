@@ -6,6 +6,7 @@ set output fig("E10-util")
 set title "GPU utilisation without and with BubbleTea prefill (conversation mix, guard 1 ms)"
 set ylabel "GPU utilisation (compute time / GPU time)"
 unset xlabel
+set bmargin 4
 set yrange [0:1.12]
 set style data histogram
 set style histogram clustered gap 1

@@ -33,7 +33,7 @@ for id in $ids; do
         rm -rf "$tmp"; mkdir -p "$tmp"
         if gnuplot -e "data='$RESULTS/$id'; out='$tmp'; ext='$ext'" \
                "$COMMON" "$g" 2>"$tmp/log"; then
-            grep -i "warning" "$tmp/log" | sed "s|^|render: $id ($ext): |" >&2
+            grep -i "warning" "$tmp/log" | grep -v "no valid points" | sed "s|^|render: $id ($ext): |" >&2
             for f in "$tmp"/*."$ext"; do
                 [ -f "$f" ] && mv "$f" "$RESULTS/figures/"
             done

@@ -122,16 +122,17 @@ EOF
     echo
     mdtable "$OUT/E10.csv" "sweep|sweep|s;guard_ms|guard (ms)|%g;chunk|chunk (tokens)|%d;utilization_after|utilisation with prefill|%.3f;prefill_tokens_per_s|prefill tokens/s|%.0f;unchanged|unchanged|%d" 'v("sweep") != "scenario"'
     csvq -v pub="$(pub E10 util_max)" '
+        v("sweep") == "guard" && v("guard_ms") + 0 <= 5 && v("guard_ms") + 0 >= g5 + 0 { g5 = v("guard_ms"); u5 = v("utilization_after") + 0 }
         { n++; if (v("unchanged") == 1) same++
           if (v("sweep") == "scenario") { u = v("utilization_after") + 0; if (u > mu) { mu = u; ms = v("scenario") " (" v("prefill_model") ", " v("mix") ")" }
               g = u - v("utilization_before"); if (g > mg) mg = g
-              if (v("eligible_gpus") == 0) none = none (none ? ", " : "") v("scenario") " with " v("prefill_model") } }
+              if (v("eligible_gpus") == 0 && !((v("scenario") " with " v("prefill_model")) in nn)) { nn[v("scenario") " with " v("prefill_model")] = 1; none = none (none ? ", " : "") v("scenario") " with " v("prefill_model") } } }
         END {
           ok = (100 * mu >= pub - 5 && same == n)
           printf "**Verdict: %s.** Prefill raises GPU utilisation to at most %.1f %% (%s), against the published up to %s %%; the largest gain is %+.1f points. ", ok ? "reproduced" : (same == n ? "worse" : "not comparable"), 100 * mu, ms, pub, 100 * mg
           printf "The training iteration time is identical to the nanosecond in %d of %d runs. ", same, n
           if (none != "") printf "Where the inference weights do not fit next to the training state nothing is placed (%s: 0 eligible GPUs). ", none
-          printf "Utilisation after prefill is bounded by the guard band and by idle stretches shorter than a useful chunk, so it falls as the guard band grows (table above).\n\n" }' "$OUT/E10.csv"
+          printf "Our placement has no cost besides the guard band (no kernel switching, no memory-bandwidth interference, chunks cut to any length: the chunk size changes nothing here), so these are upper bounds; with a %s ms guard band the best scenario falls to %.1f %%.\n\n", g5, 100 * u5 }' "$OUT/E10.csv"
 }
 
 headline() {

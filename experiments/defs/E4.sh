@@ -55,7 +55,7 @@ run() {
         BEGIN { nb = split(base, B, ",") }
         v("feasible") == 1 { k = v("topology"); tp[k] = 1
           if (v("run") == "time") { t[k, v("planner")] = v("iteration_time_s") + 0; e[k, v("planner")] = v("energy_j") + 0
-              sh[k, v("planner")] = v("gpus_used") " GPUs, " v("stages") "x" v("pipelines") }
+              sh[k, v("planner")] = v("gpus_used") " GPUs (" v("stages") "x" v("pipelines") ")" }
           else if (v("planner") == "memetic") { et[k] = v("iteration_time_s") + 0; ee[k] = v("energy_j") + 0 } }
         END {
           print "topology,best_time_baseline,best_baseline_time_s,memetic_time_s,time_gain_pct,best_energy_baseline,best_baseline_energy_j,memetic_energy_obj_energy_j,energy_gain_pct,memetic_time_obj_energy_j,energy_gain_time_obj_pct,memetic_energy_obj_time_s,best_baseline_shape,memetic_shape"

@@ -62,24 +62,24 @@ section() {
     echo
     csvq '
         { m = v("model"); p = v("planner"); if (!(m in seen)) { seen[m] = 1; mo[++nm] = m }
-          f[m, p] = v("feasible"); s[m, p] = v("stages") + 0
-          if (v("feasible") == 1 && v("stages") * v("pipelines") > 0 && v("gpus_used") + 0 > v("stages") * v("pipelines")) tp[m] = tp[m] (tp[m] ? ", " : "") p
-          if (v("feasible") == 1) ok[m]++; else { bad[m]++; if (p ~ /uniform|megatron|dtfm/) ub[m]++; else nb[m]++ } }
+          if (!(p in sp)) { sp[p] = 1; po[++np] = p }
+          f[m, p] = v("feasible") + 0; s[m, p] = v("stages") + 0; if (f[m, p]) ok[m]++
+          if (f[m, p] && v("stages") * v("pipelines") > 0 && v("gpus_used") + 0 > v("stages") * v("pipelines")) { tpu[p] = 1; tp[m] = tp[m] (tp[m] ? ", " : "") p } }
         END {
-          firstu = ""; firstn = ""
-          for (j = 1; j <= nm; j++) { m = mo[j]; if (firstu == "" && ub[m] > 0) firstu = m; if (firstn == "" && nb[m] > 0) firstn = m }
-          grow = (f[mo[nm], "memetic"] == 1 && f[mo[1], "memetic"] == 1 && s[mo[nm], "memetic"] > s[mo[1], "memetic"])
-          unif = (firstu != "" && (firstn == "" || idx(firstu) < idx(firstn) || (idx(firstu) == idx(firstn) && ub[firstu] > nb[firstn])))
-          printf "**Verdict: %s.** ", (unif && f[mo[nm], "memetic"] == 1) ? "reproduced" : "worse"
-          printf "Feasible planners per model:"
-          for (j = 1; j <= nm; j++) printf " %s %d/%d;", mo[j], ok[mo[j]], ok[mo[j]] + bad[mo[j]]
-          if (firstu != "") printf " the uniform-split planners (memetic-uniform, megatron, dtfm) first fail at %s", firstu
-          else printf " the uniform-split planners never fail here"
-          if (firstn != "") printf ", the others at %s", firstn
-          printf ". The memetic planner %s the largest model", f[mo[nm], "memetic"] == 1 ? "still plans" : "finds no plan for"
-          if (f[mo[nm], "memetic"] == 1) printf " with %d stages (%d for the smallest): memory, not speed, sets the pipeline depth", s[mo[nm], "memetic"], s[mo[1], "memetic"]
+          for (i = 1; i <= np; i++) { p = po[i]; ff[p] = 0; for (j = 1; j <= nm; j++) if (!f[mo[j], p]) { ff[p] = j; break } }
+          # uniform layer splits without tensor parallelism vs the planners that split unevenly
+          nu = split("memetic-uniform dtfm", U, " "); nn = split("memetic metis greedy atlas", N, " ")
+          fu = nm + 1; for (i = 1; i <= nu; i++) if (U[i] in ff && ff[U[i]] && ff[U[i]] < fu) fu = ff[U[i]]
+          fn = nm + 1; for (i = 1; i <= nn; i++) if (N[i] in ff && ff[N[i]] && ff[N[i]] < fn) fn = ff[N[i]]
+          binds = (ok[mo[nm]] < ok[mo[1]])
+          good = binds && fu <= fn && f[mo[nm], "memetic"]
+          printf "**Verdict: %s.** Memory binds: %d of %d planners find a plan for %s, %d for %s. ", good ? "reproduced" : "worse", ok[mo[1]], np, mo[1], ok[mo[nm]], mo[nm]
+          printf "First model without a plan, per planner:"
+          for (i = 1; i <= np; i++) { p = po[i]; printf " %s %s;", p, ff[p] ? mo[ff[p]] : "none" }
+          printf " Uniform layer splits without tensor parallelism (memetic-uniform, dtfm) fail %s the uneven splits (memetic, metis, greedy, atlas)", fu < fn ? "before" : (fu == fn ? "together with" : "after")
           printf ". "
-          if (f[mo[nm], "memetic"] != 1 && tp[mo[nm]] != "") printf "At %s the feasible plans (%s) use tensor parallelism inside a node (more GPUs than stages x pipelines), which the memetic planner does not use in these runs; without it the largest model does not fit the 16 GB V100s. ", mo[nm], tp[mo[nm]]
+          if (("megatron" in ff) && ff["megatron"] == 0 && ("megatron" in tpu)) printf "Megatron'"'"'s uniform split survives every size because it adds tensor parallelism. "
+          if (!f[mo[nm], "memetic"] && tp[mo[nm]] != "") printf "The memetic planner %s: at %s every feasible plan (%s) uses tensor parallelism inside a node (more GPUs than stages x pipelines), which the memetic planner does not use in these runs. ", (ff["memetic"] && ff["memetic"] <= fn) ? "is the first uneven splitter to run out of memory" : "finds no plan for the largest model", mo[nm], tp[mo[nm]]
           printf "\n\n" }
         function idx(m,   j) { for (j = 1; j <= nm; j++) if (mo[j] == m) return j; return 0 }' "$OUT/E8.csv"
 }
