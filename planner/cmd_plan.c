@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "encoding.h"
 #include "exact.h"
+#include "islands.h"
 #include "memetic.h"
 #include "objective.h"
 #include "pareto.h"
@@ -50,12 +51,23 @@ static const char HELP[] =
     "  --budget-s SEC     wall-clock budget (exact: the longest run it accepts)\n"
     "  --generations N    generation budget (deterministic; not with --budget-s)\n"
     "  --threads N        OpenMP threads (default: all); the plan does not depend on it\n"
-    "  -o, --output PLAN  where to write the plan\n\n%s\nplanners:\n";
+    "  --islands K        memetic island model: K searches (island i seeded S + 7919 i)\n"
+    "                     exchanging their best plans in a ring; with mpirun the islands\n"
+    "                     spread over the ranks and the plan is the same as in one\n"
+    "                     process (build with make MPI=1). Objectives time, energy,\n"
+    "                     weighted, carbon, cost\n"
+    "  --migrate-every G  generations between migrations (default 10)\n"
+    "  -o, --output PLAN  where to write the plan\n\n%s\n"
+    "example:\n"
+    "  geotrain plan -t topologies/pools/world-hetero.json -m gpt3-xl --batch 1024 \\\n"
+    "      --objective time -o p.json\n"
+    "  mpirun -n 4 build-mpi/geotrain plan -t T.json -m gpt3-xl --islands 4 \\\n"
+    "      --generations 100 -o p.json\n\nplanners:\n";
 
 typedef struct plan_args {
     cli_common c;
     const char *planner, *objective, *out;
-    long seed, generations, threads, microbatch;
+    long seed, generations, threads, microbatch, islands, migrate_every;
     double budget_s;
 } plan_args;
 
@@ -85,6 +97,10 @@ static int parse_opt(plan_args *a, int argc, char **argv, int *i)
         return cli_long("plan", arg, v, 1, 100000000L, &a->generations) ? EXIT_USAGE : 0;
     else if (!strcmp(arg, "--threads"))
         return cli_long("plan", arg, v, 1, 4096, &a->threads) ? EXIT_USAGE : 0;
+    else if (!strcmp(arg, "--islands"))
+        return cli_long("plan", arg, v, 1, 4096, &a->islands) ? EXIT_USAGE : 0;
+    else if (!strcmp(arg, "--migrate-every"))
+        return cli_long("plan", arg, v, 1, 1000000L, &a->migrate_every) ? EXIT_USAGE : 0;
     else if (!strcmp(arg, "--budget-s"))
         return cli_double("plan", arg, v, 1e-3, 1e7, &a->budget_s) ? EXIT_USAGE : 0;
     return 0;
@@ -93,7 +109,8 @@ static int parse_opt(plan_args *a, int argc, char **argv, int *i)
 static bool takes_value(const char *a)
 {
     static const char *const opts[] = {"--planner", "--objective", "-o", "--output", "--seed",
-                                       "--generations", "--threads", "--budget-s", NULL};
+                                       "--generations", "--threads", "--budget-s", "--islands",
+                                       "--migrate-every", NULL};
     for (int i = 0; opts[i]; i++)
         if (!strcmp(a, opts[i]))
             return true;
@@ -126,6 +143,11 @@ static int parse_args(plan_args *a, int argc, char **argv)
     if (a->budget_s > 0 && a->generations > 0)
         return cli_usage_error("plan", "--budget-s and --generations contradict each other: "
                                        "give one budget");
+    if (a->migrate_every && !a->islands)
+        return cli_usage_error("plan", "--migrate-every needs --islands K");
+    if (a->islands && !memetic_config(a->planner))
+        return cli_usage_error("plan", "--islands needs --planner memetic (or a memetic "
+                                       "ablation), not '%s'", a->planner);
     if (!a->c.topo_path || !a->c.model_arg || !a->out)
         return cli_usage_error("plan", "need -t TOPO, -m MODEL and -o PLAN");
     return -1;
@@ -347,6 +369,22 @@ static int run_front(const topology *t, const job *j, const planner_opts *o, con
 
 /* --- the command ------------------------------------------------------------------------ */
 
+/* Writes plan p (atomically) with its figures and prints the summary. */
+static int write_plan(const topology *t, const job *j, plan *p, const objective *obj,
+                      const planner_stats *st, const char *out)
+{
+    gt_err e;
+    evaluated ev;
+    evaluate(t, j, p, &ev);
+    json_t *root = plan_doc(t, j, p, &ev, st->objective_value, st->note);
+    int rc = json_write_atomic(root, out, &e) ? cli_input_error(&e) : EXIT_OK;
+    json_decref(root);
+    if (rc == EXIT_OK)
+        print_summary(t, p, &ev, obj, st, out);
+    plan_free(p);
+    return g_stop && rc == EXIT_OK ? EXIT_INTERRUPTED : rc;
+}
+
 static int run_single(const topology *t, const job *j, const planner_def *pd,
                       const planner_opts *o, const objective *obj, const char *out)
 {
@@ -362,15 +400,38 @@ static int run_single(const topology *t, const job *j, const planner_def *pd,
         }
         return cli_input_error(&e);
     }
-    evaluated ev;
-    evaluate(t, j, &p, &ev);
-    json_t *root = plan_doc(t, j, &p, &ev, st.objective_value, st.note);
-    int rc = json_write_atomic(root, out, &e) ? cli_input_error(&e) : EXIT_OK;
-    json_decref(root);
-    if (rc == EXIT_OK)
-        print_summary(t, &p, &ev, obj, &st, out);
-    plan_free(&p);
-    return g_stop && rc == EXIT_OK ? EXIT_INTERRUPTED : rc;
+    return write_plan(t, j, &p, obj, &st, out);
+}
+
+/* `--islands K`: the island model over the MPI ranks (or one process); rank 0
+ * writes the plan, the other ranks only search. */
+static int run_islands(const topology *t, const job *j, const plan_args *a,
+                       const planner_opts *o, const objective *obj)
+{
+    gt_par par;
+    gt_err e;
+    e.msg[0] = '\0';
+    if (gt_par_begin(&par, &e))
+        return cli_input_error(&e);
+    if (par.foreign_size > 1) {
+        gt_par_end(&par);
+        return cli_usage_error("plan", "started by mpirun with %d ranks, but this geotrain "
+                                       "was built without MPI (make MPI=1)", par.foreign_size);
+    }
+    island_cfg ic = {(int)a->islands, (int)a->migrate_every, 0, 0, o->generations,
+                     o->budget_s, &g_stop};
+    plan p;
+    planner_stats st;
+    island_report rep;
+    memset(&st, 0, sizeof st);
+    int rc = memetic_islands(&par, t, j, o, memetic_config(a->planner), &ic, &p, &st, &rep, &e);
+    if (rc) {
+        rc = g_stop ? EXIT_INTERRUPTED : cli_input_error(&e);
+    } else if (rep.have_plan) {
+        rc = write_plan(t, j, &p, obj, &st, a->out);
+    }
+    gt_par_end(&par);
+    return rc;
 }
 
 int cmd_plan(int argc, char **argv)
@@ -400,7 +461,14 @@ int cmd_plan(int argc, char **argv)
     sa.sa_handler = on_sigint;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old);
-    if (obj.kind == OBJ_PARETO)
+    if (a.islands && (obj.kind == OBJ_PARETO || objective_needs_fastest(&obj))) {
+        topo_free(&t);
+        return cli_usage_error("plan", "--islands supports the objectives time, energy, "
+                                       "weighted:W, carbon and cost (not %s)", a.objective);
+    }
+    if (a.islands)
+        rc = run_islands(&t, &j, &a, &o, &obj);
+    else if (obj.kind == OBJ_PARETO)
         rc = run_front(&t, &j, &o, pd->name, a.out);
     else
         rc = run_single(&t, &j, pd, &o, &obj, a.out);

@@ -407,8 +407,9 @@ static int finish(isl_run *r, plan *out, planner_stats *st, island_report *rep, 
                 st->evaluations += rep->evaluations - ev0;
             st->plan_time_s = now_s() - r->t0;
             char note[sizeof st->note];
-            snprintf(note, sizeof note, "%d islands on %d rank%s, %d epochs of %d generations, "
-                     "stopped by %s; %s", r->K, r->par->size, r->par->size > 1 ? "s" : "",
+            snprintf(note, sizeof note, "%d island%s on %d rank%s, %d epochs of %d generations, "
+                     "stopped by %s; %s", r->K, r->K > 1 ? "s" : "", r->par->size,
+                     r->par->size > 1 ? "s" : "",
                      rep->epochs, r->cfg.epoch_gens, rep->stopped, st->note);
             memcpy(st->note, note, sizeof note);
         }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "islands.h"
 #include "local_search.h"
 #include "sim/estimator.h"
 #include "sim/simulator.h"
@@ -442,13 +443,20 @@ static bool no_time_for(const search *s, double gen_s)
 /* Evolve for at most `gens` generations (0: unlimited) or until the phase
  * deadline, stagnation or a stop request. With a time budget, stagnation
  * first restarts the population (MA_RESTARTS times without improvement). */
-static int evolve(search *s, int gens, double phase_deadline)
+/* Progress of the stagnation rule, kept across calls by the island model
+ * (which evolves an island a few generations at a time). */
+typedef struct stall_state {
+    double best;
+    int stall, restarts;
+} stall_state;
+
+static int evolve_from(search *s, int gens, double phase_deadline, stall_state *ss)
 {
     double saved = s->deadline, gen_s = 0;
     if (phase_deadline > 0 && (saved <= 0 || phase_deadline < saved))
         s->deadline = phase_deadline;
-    double best = s->pop[0].fit;
-    int stall = 0, g0 = s->gen, rc = 0, restarts = 0;
+    double best = ss->best;
+    int stall = ss->stall, g0 = s->gen, rc = 0, restarts = ss->restarts;
     s->stopped = "generations";
     while (!gens || s->gen - g0 < gens) {
         if (should_stop(s) || no_time_for(s, gen_s)) {
@@ -475,7 +483,14 @@ static int evolve(search *s, int gens, double phase_deadline)
         progress(s, gens ? g0 + gens : 0, false);
     }
     s->deadline = saved;
+    *ss = (stall_state){best, stall, restarts};
     return rc;
+}
+
+static int evolve(search *s, int gens, double phase_deadline)
+{
+    stall_state ss = {s->pop[0].fit, 0, 0};
+    return evolve_from(s, gens, phase_deadline, &ss);
 }
 
 /* --- population ------------------------------------------------------------------- */
@@ -888,37 +903,188 @@ int memetic_front(const topology *t, const job *j, const planner_opts *o, pareto
 
 /* --- registry entries ------------------------------------------------------------------------ */
 
+static const memetic_cfg CONFIGS[] = {
+    {"memetic", {ENC_CUT_DP, false}, true, false},
+    {"memetic-nols", {ENC_CUT_SPEED, false}, false, false},
+    {"memetic-all-gpus", {ENC_CUT_DP, true}, true, false},
+    {"memetic-uniform", {ENC_CUT_UNIFORM, false}, true, false},
+    {"memetic-plainx", {ENC_CUT_DP, false}, true, true},
+};
+
+const memetic_cfg *memetic_config(const char *planner)
+{
+    for (size_t i = 0; i < sizeof CONFIGS / sizeof *CONFIGS; i++)
+        if (!strcmp(CONFIGS[i].name, planner))
+            return &CONFIGS[i];
+    return NULL;
+}
+
 int planner_memetic(const topology *t, const job *j, const planner_opts *o, plan *out,
                     planner_stats *st, gt_err *e)
 {
-    memetic_cfg c = {"memetic", {ENC_CUT_DP, false}, true, false};
-    return memetic_run(t, j, o, &c, out, st, e);
+    return memetic_run(t, j, o, &CONFIGS[0], out, st, e);
 }
 
 int planner_memetic_nols(const topology *t, const job *j, const planner_opts *o, plan *out,
                          planner_stats *st, gt_err *e)
 {
-    memetic_cfg c = {"memetic-nols", {ENC_CUT_SPEED, false}, false, false};
-    return memetic_run(t, j, o, &c, out, st, e);
+    return memetic_run(t, j, o, &CONFIGS[1], out, st, e);
 }
 
 int planner_memetic_all_gpus(const topology *t, const job *j, const planner_opts *o, plan *out,
                              planner_stats *st, gt_err *e)
 {
-    memetic_cfg c = {"memetic-all-gpus", {ENC_CUT_DP, true}, true, false};
-    return memetic_run(t, j, o, &c, out, st, e);
+    return memetic_run(t, j, o, &CONFIGS[2], out, st, e);
 }
 
 int planner_memetic_uniform(const topology *t, const job *j, const planner_opts *o, plan *out,
                             planner_stats *st, gt_err *e)
 {
-    memetic_cfg c = {"memetic-uniform", {ENC_CUT_UNIFORM, false}, true, false};
-    return memetic_run(t, j, o, &c, out, st, e);
+    return memetic_run(t, j, o, &CONFIGS[3], out, st, e);
 }
 
 int planner_memetic_plainx(const topology *t, const job *j, const planner_opts *o, plan *out,
                            planner_stats *st, gt_err *e)
 {
-    memetic_cfg c = {"memetic-plainx", {ENC_CUT_DP, false}, true, true};
-    return memetic_run(t, j, o, &c, out, st, e);
+    return memetic_run(t, j, o, &CONFIGS[4], out, st, e);
+}
+
+/* --- the island model (islands.h) ----------------------------------------------------- */
+
+/* One island: a whole memetic search of its own, with its own seed. */
+typedef struct ma_island {
+    planner_opts o;
+    enc_problem pr;
+    objective obj;
+    genome ref;
+    search s;
+    stall_state ss;
+    bool have_pr, have_ref, have_s;
+} ma_island;
+
+typedef struct ma_island_ctx {
+    const topology *t;
+    const job *j;
+    const planner_opts *o;
+    const memetic_cfg *cfg;
+} ma_island_ctx;
+
+static void island_destroy(void *state)
+{
+    ma_island *x = state;
+    if (!x)
+        return;
+    if (x->have_s)
+        search_free(&x->s);
+    if (x->have_ref)
+        genome_free(&x->ref);
+    if (x->have_pr)
+        enc_problem_free(&x->pr);
+    free(x);
+}
+
+static int island_create(void *vctx, int island, int nislands, void **state, gt_err *e)
+{
+    (void)nislands;
+    const ma_island_ctx *c = vctx;
+    ma_island *x = calloc(1, sizeof *x);
+    if (!x)
+        return gt_fail(e, "out of memory");
+    x->o = *c->o;
+    /* island 0 keeps the seed, so one island is the plain planner */
+    x->o.seed = c->o->seed + 7919UL * (unsigned long)island;
+    x->o.progress = false;
+    if (prepare(c->t, c->j, c->cfg, c->o->objective, &x->pr, &x->obj, &x->ref, e)) {
+        free(x);
+        return -1;
+    }
+    x->have_pr = x->have_ref = true;
+    if (objective_needs_fastest(&x->obj) || x->obj.kind == OBJ_PARETO) {
+        island_destroy(x);
+        return gt_fail(e, "--islands supports the objectives time, energy, weighted:W, carbon "
+                          "and cost (not %s)", c->o->objective);
+    }
+    x->have_s = true;
+    if (search_init(&x->s, &x->pr, &x->o, c->cfg, &x->obj) || seed_population(&x->s, &x->ref)) {
+        island_destroy(x);
+        return gt_fail(e, "out of memory");
+    }
+    x->ss = (stall_state){x->s.pop[0].fit, 0, 0};
+    *state = x;
+    return 0;
+}
+
+static int island_evolve(void *state, int gens, int *done, gt_err *e)
+{
+    ma_island *x = state;
+    if (evolve_from(&x->s, gens, 0, &x->ss))
+        return gt_fail(e, "out of memory");
+    *done = strcmp(x->s.stopped, "generations") != 0;
+    return 0;
+}
+
+static long island_emigrate(void *state, int k, unsigned char *buf, size_t cap)
+{
+    const ma_island *x = state;
+    const genome *g[k > 0 ? k : 1];
+    int n = 0;
+    for (int i = 0; i < x->s.P && n < k; i++) /* pop is sorted and free of duplicates */
+        if (x->s.pop[i].status == 1)
+            g[n++] = &x->s.pop[i];
+    return n ? islands_pack_genomes(g, n, x->pr.N, buf, cap) : 0;
+}
+
+/* Immigrants go through the children's slots: decoded, estimated, merged
+ * into the cache and the elite, then (mu + lambda) survival drops the worst
+ * and any duplicate. */
+static int island_immigrate(void *state, const unsigned char *buf, size_t len, gt_err *e)
+{
+    ma_island *x = state;
+    search *s = &x->s;
+    int n;
+    if (islands_unpack_genomes(buf, len, x->pr.N, s->kids, s->lambda, &n, e))
+        return -1;
+    for (int i = 0; i < n; i++)
+        eval_genome(&s->kc[i], &s->kids[i]);
+    if (merge_fresh(s, n))
+        return gt_fail(e, "out of memory");
+    archive_kids(s, s->kids, n);
+    return survive(s, n) ? gt_fail(e, "out of memory") : 0;
+}
+
+static double island_best(const void *state)
+{
+    return ((const ma_island *)state)->s.pop[0].fit;
+}
+
+static long island_evaluations(const void *state)
+{
+    return ((const ma_island *)state)->s.evals;
+}
+
+static int island_finish(void *state, plan *out, planner_stats *st, gt_err *e)
+{
+    ma_island *x = state;
+    enc_final f;
+    double search_s = now_s() - x->s.t0;
+    objective sobj = x->obj;
+    if (pick_final(&x->s, &sobj, &f, e))
+        return -1;
+    *out = f.p;
+    fill_stats(&x->s, &f, search_s, st);
+    return 0;
+}
+
+int memetic_islands(const gt_par *par, const topology *t, const job *j, const planner_opts *o,
+                    const memetic_cfg *cfg, const island_cfg *icfg, plan *out,
+                    planner_stats *st, island_report *rep, gt_err *e)
+{
+    ma_island_ctx ctx = {t, j, o, cfg};
+    int k = icfg->migrants > icfg->final_k ? icfg->migrants : icfg->final_k;
+    if (k < ISLANDS_DEFAULT_FINAL)
+        k = ISLANDS_DEFAULT_FINAL;
+    island_ops ops = {&ctx,          island_create, island_evolve,       island_emigrate,
+                      island_immigrate, island_best, island_evaluations, island_finish,
+                      island_destroy, islands_packet_bytes(k, t->ngpus)};
+    return islands_run(par, &ops, icfg, out, st, rep, e);
 }

@@ -46,11 +46,25 @@ int planner_memetic_uniform(const topology *t, const job *j, const planner_opts 
 int planner_memetic_plainx(const topology *t, const job *j, const planner_opts *o, plan *out,
                            planner_stats *st, gt_err *e);
 
+/* The configuration of "memetic" or one of its ablations, or NULL. */
+const memetic_cfg *memetic_config(const char *planner);
+
 int memetic_run(const topology *t, const job *j, const planner_opts *o, const memetic_cfg *cfg,
                 plan *out, planner_stats *st, gt_err *e);
 /* objective "pareto": the simulated front (out->n >= 1 on success). */
 int memetic_front(const topology *t, const job *j, const planner_opts *o, pareto_front *out,
                   planner_stats *st, gt_err *e);
+
+/* The island model of islands.h over the process group `par` (NULL: one
+ * process): K memetic searches, island i seeded with seed + 7919 i, so one
+ * island is the plain planner. Objectives time, energy, weighted, carbon and
+ * cost (energy-within and pareto are refused). */
+struct gt_par;
+struct island_cfg;
+struct island_report;
+int memetic_islands(const struct gt_par *par, const topology *t, const job *j,
+                    const planner_opts *o, const memetic_cfg *cfg, const struct island_cfg *icfg,
+                    plan *out, planner_stats *st, struct island_report *rep, gt_err *e);
 
 /* --- operators (operators.c) ------------------------------------------------ */
 

@@ -12,8 +12,7 @@
 #      last column, plan_time_s, is wall clock and is cut off), and a file
 #      truncated mid-row resumes on 2 ranks to that same CSV;
 #   3. `geotrain plan --islands 2` on 2 ranks writes the same plan as one
-#      process with 2 islands (skipped, with a note, while `plan` has no
-#      --islands).
+#      process with 2 islands.
 # As root, Open MPI's mpirun refuses to start without --allow-run-as-root;
 # the script passes it (and the matching environment variables) then.
 set -u

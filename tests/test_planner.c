@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "planner/exact.h"
+#include "planner/islands.h"
 #include "planner/memetic.h"
 #include "planner/objective.h"
 #include "planner/planner.h"
@@ -205,18 +206,25 @@ static char *plan_text(const topology *t, const plan *p)
     return txt;
 }
 
+/* us-hetero (32 GPUs: large enough for the children to be evaluated in
+ * parallel) and GPT-3 350M with batch 64. */
+static void load_us_hetero(topology *t, job *j)
+{
+    gt_err e;
+    assert_int_equal(topo_load(t, "topologies/pools/us-hetero.json", NULL, &e), 0);
+    model_spec m;
+    assert_int_equal(model_resolve("gpt3_350m", &m, &e), 0);
+    job_defaults(j, &m);
+    j->batch = 64;
+}
+
 static void same_plan_any_threads(void **state)
 {
     (void)state;
     topology t;
-    gt_err e;
-    /* 32 GPUs: large enough for the children to be evaluated in parallel */
-    assert_int_equal(topo_load(&t, "topologies/pools/us-hetero.json", NULL, &e), 0);
-    model_spec m;
-    assert_int_equal(model_resolve("gpt3_350m", &m, &e), 0);
     job j;
-    job_defaults(&j, &m);
-    j.batch = 64;
+    gt_err e;
+    load_us_hetero(&t, &j);
     static const char *const objs[] = {"time", "energy"};
     for (int o = 0; o < 2; o++) {
         char *txt[2];
@@ -236,6 +244,52 @@ static void same_plan_any_threads(void **state)
         free(txt[0]);
         free(txt[1]);
     }
+    topo_free(&t);
+}
+
+/* --- the island model ------------------------------------------------------------------------ */
+
+/* One island is the plain planner (same seed, same plan); two islands give a
+ * valid plan, the same one on every run. */
+static void islands_one_is_plain(void **state)
+{
+    (void)state;
+    topology t;
+    job j;
+    gt_err e;
+    load_us_hetero(&t, &j);
+    planner_opts opts = {"time", 3, 0, 20, 1, false, 0, NULL};
+    plan plain;
+    planner_stats sp;
+    assert_int_equal(planner_memetic(&t, &j, &opts, &plain, &sp, &e), 0);
+    char *txt[3];
+    txt[0] = plan_text(&t, &plain);
+    for (int k = 1; k <= 2; k++)
+        for (int rep = 0; rep < (k == 2 ? 2 : 1); rep++) {
+            island_cfg ic = {k, 5, 0, 0, 20, 0, NULL};
+            plan p;
+            planner_stats st;
+            island_report r;
+            if (memetic_islands(NULL, &t, &j, &opts, memetic_config("memetic"), &ic, &p, &st, &r,
+                                &e))
+                fail_msg("%s", e.msg);
+            assert_true(r.have_plan);
+            assert_int_equal(r.islands, k);
+            check_plan(&t, &j, &p);
+            if (k == 1) {
+                char *one = plan_text(&t, &p);
+                assert_string_equal(one, txt[0]);
+                assert_true(st.objective_value == sp.objective_value);
+                free(one);
+            } else {
+                txt[1 + rep] = plan_text(&t, &p);
+            }
+            plan_free(&p);
+        }
+    assert_string_equal(txt[1], txt[2]);
+    for (int i = 0; i < 3; i++)
+        free(txt[i]);
+    plan_free(&plain);
     topo_free(&t);
 }
 
@@ -468,6 +522,7 @@ int main(void)
         return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(memetic_finds_exact),
+        cmocka_unit_test(islands_one_is_plain),
         cmocka_unit_test(same_plan_any_threads),
         cmocka_unit_test(slow_gpu_left_out),
         cmocka_unit_test(energy_uses_fewer_or_greener),
