@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cost.h"
+#include "res_table.h"
 
 static int add_flow(coll_plan *c, int src, int dst, double bytes)
 {
@@ -161,18 +162,13 @@ void collective_free(coll_plan *c)
     memset(c, 0, sizeof *c);
 }
 
-static int load_cmp(const void *a, const void *b)
-{
-    long x = ((const coll_load *)a)->key, y = ((const coll_load *)b)->key;
-    return (x > y) - (x < y);
-}
-
-/* Flows [first, last) of c written as (resource, bytes) entries, sorted by
- * resource, then merged so each resource appears once. */
+/* Flows [first, last) of c summed per shared resource into buf (one entry
+ * per resource, in order of first use); h maps resources to entries and is
+ * left empty. Returns the number of entries. */
 static int merge_loads(const coll_plan *c, int first, int last, const topology *t,
-                       const workload *w, coll_load *buf)
+                       const workload *w, coll_load *buf, res_table *h)
 {
-    int n = 0;
+    int m = 0;
     for (int f = first; f < last; f++) {
         const coll_flow *fl = &c->flows[f];
         int a = w->lanes[fl->src_lane].gpu, b = w->lanes[fl->dst_lane].gpu;
@@ -181,26 +177,19 @@ static int merge_loads(const coll_plan *c, int first, int last, const topology *
         topo_res r[3];
         int k = topo_path_resources(t, a, b, r);
         for (int i = 0; i < k; i++) {
-            buf[n + i].key = r[i].key;
-            buf[n + i].cap = r[i].cap;
-            buf[n + i].bytes = fl->bytes;
-            buf[n + i].min_lat = lat;
-            buf[n + i].flows = 1;
-        }
-        n += k;
-    }
-    qsort(buf, (size_t)n, sizeof *buf, load_cmp);
-    int m = 0;
-    for (int i = 0; i < n; i++) {
-        if (m > 0 && buf[m - 1].key == buf[i].key) {
-            buf[m - 1].bytes += buf[i].bytes;
-            buf[m - 1].flows++;
-            if (buf[i].min_lat < buf[m - 1].min_lat)
-                buf[m - 1].min_lat = buf[i].min_lat;
-        } else {
-            buf[m++] = buf[i];
+            bool added;
+            int x = res_table_index(h, r[i].key, m, &added);
+            if (added) {
+                buf[m++] = (coll_load){r[i].key, r[i].cap, fl->bytes, lat, 1};
+            } else {
+                buf[x].bytes += fl->bytes;
+                buf[x].flows++;
+                if (lat < buf[x].min_lat)
+                    buf[x].min_lat = lat;
+            }
         }
     }
+    res_table_clear(h);
     return m;
 }
 
@@ -208,9 +197,9 @@ static int merge_loads(const coll_plan *c, int first, int last, const topology *
  * bytes: min latency + bytes / capacity. With one flow per resource this is
  * never above the lone-flow time, so contention-free plans stay exact. */
 static int64_t step_load_bound(const coll_plan *c, int s, const topology *t, const workload *w,
-                               coll_load *buf)
+                               coll_load *buf, res_table *h)
 {
-    int n = merge_loads(c, c->step_first[s], c->step_first[s + 1], t, w, buf);
+    int n = merge_loads(c, c->step_first[s], c->step_first[s + 1], t, w, buf, h);
     int64_t worst = 0;
     for (int i = 0; i < n; i++)
         if (buf[i].flows > 1) {
@@ -222,10 +211,16 @@ static int64_t step_load_bound(const coll_plan *c, int s, const topology *t, con
 
 int collective_loads(const coll_plan *c, const topology *t, const workload *w, coll_load **out)
 {
+    res_table h;
     *out = malloc(sizeof **out * (size_t)(3 * c->nflows + 1));
-    if (!*out)
+    if (!*out || res_table_init(&h, 3 * c->nflows + 1)) {
+        free(*out);
+        *out = NULL;
         return -1;
-    return merge_loads(c, 0, c->nflows, t, w, *out);
+    }
+    int n = merge_loads(c, 0, c->nflows, t, w, *out, &h);
+    res_table_free(&h);
+    return n;
 }
 
 int64_t collective_estimate_ns(const coll_plan *c, const topology *t, const workload *w)
@@ -237,6 +232,11 @@ int64_t collective_estimate_ns(const coll_plan *c, const topology *t, const work
         maxflows = k > maxflows ? k : maxflows;
     }
     coll_load *buf = malloc(sizeof *buf * (size_t)(3 * maxflows + 1));
+    res_table h;
+    if (buf && res_table_init(&h, 3 * maxflows + 1)) {
+        free(buf);
+        buf = NULL; /* out of memory: the lone-flow figure alone, still a lower bound */
+    }
     for (int s = 0; s < c->nsteps; s++) {
         int64_t worst = 0;
         for (int f = c->step_first[s]; f < c->step_first[s + 1]; f++) {
@@ -247,11 +247,13 @@ int64_t collective_estimate_ns(const coll_plan *c, const topology *t, const work
             worst = d > worst ? d : worst;
         }
         if (buf) {
-            int64_t bound = step_load_bound(c, s, t, w, buf);
+            int64_t bound = step_load_bound(c, s, t, w, buf, &h);
             worst = bound > worst ? bound : worst;
         }
         total += worst;
     }
+    if (buf)
+        res_table_free(&h);
     free(buf);
     return total;
 }

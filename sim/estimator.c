@@ -16,12 +16,27 @@
 #include "cost.h"
 #include "load_bound.h"
 
-static int64_t transfer_ns(const topology *t, const workload *w, const wl_op *o)
+/* The last transfer priced into each lane, per producer lane: a lane's
+ * inputs come from one or two neighbours with the same bytes every
+ * microbatch, so most lookups hit and skip the path computation. */
+typedef struct xfer_memo {
+    int src;
+    double bytes;
+    int64_t ns;
+} xfer_memo;
+
+static int64_t transfer_ns(const topology *t, const workload *w, const wl_op *o, xfer_memo *memo)
 {
+    int src = w->ops[o->input].lane;
+    xfer_memo *m = &memo[2 * o->lane];
+    if (m->src != src && m->src >= 0)
+        m++;
+    if (m->src == src && m->bytes == o->xfer_bytes)
+        return m->ns;
     double lat, rate;
-    const wl_op *src = &w->ops[o->input];
-    topo_path(t, w->lanes[src->lane].gpu, w->lanes[o->lane].gpu, &lat, &rate);
-    return cost_transfer_ns(o->xfer_bytes, lat, rate);
+    topo_path(t, w->lanes[src].gpu, w->lanes[o->lane].gpu, &lat, &rate);
+    *m = (xfer_memo){src, o->xfer_bytes, cost_transfer_ns(o->xfer_bytes, lat, rate)};
+    return m->ns;
 }
 
 static double wan_bytes_of(const topology *t, const workload *w, int src_lane, int dst_lane,
@@ -38,12 +53,16 @@ static int run_ops(const topology *t, const workload *w, timing *tm, gt_err *e)
     int *pending = calloc((size_t)(n > 0 ? n : 1), sizeof *pending);
     int *queue = malloc(sizeof *queue * (size_t)(n > 0 ? n : 1));
     int *prev = malloc(sizeof *prev * (size_t)(n > 0 ? n : 1));
-    if (!pending || !queue || !prev) {
+    xfer_memo *memo = malloc(sizeof *memo * (size_t)(2 * w->nlanes + 2));
+    if (!pending || !queue || !prev || !memo) {
         free(pending);
         free(queue);
         free(prev);
+        free(memo);
         return gt_fail(e, "out of memory");
     }
+    for (int l = 0; l < 2 * w->nlanes + 2; l++)
+        memo[l] = (xfer_memo){-1, 0, 0};
     for (int i = 0; i < n; i++)
         prev[i] = -1;
     for (int i = 0; i < n; i++) {
@@ -67,7 +86,7 @@ static int run_ops(const topology *t, const workload *w, timing *tm, gt_err *e)
         int64_t arrival = 0, xs = 0;
         if (o->input >= 0) {
             xs = tm->ops[o->input].end;
-            arrival = xs + (o->xfer_bytes > 0 ? transfer_ns(t, w, o) : 0);
+            arrival = xs + (o->xfer_bytes > 0 ? transfer_ns(t, w, o, memo) : 0);
             if (o->xfer_bytes > 0)
                 tm->wan_bytes += wan_bytes_of(t, w, w->ops[o->input].lane, o->lane, o->xfer_bytes);
         }
@@ -83,6 +102,7 @@ static int run_ops(const topology *t, const workload *w, timing *tm, gt_err *e)
     free(pending);
     free(queue);
     free(prev);
+    free(memo);
     if (tail != n)
         return gt_fail(e, "the schedule deadlocks (%d of %d ops could run)", tail, n);
     return 0;
@@ -164,9 +184,15 @@ int estimate_plan(const topology *t, const job *j, const plan *p, est_summary *o
         out->usd = tot.usd;
         out->tokens_per_s = w.tokens / out->iteration_s;
         out->gpus_used = plan_gpus_used(p);
-        for (int g = 0; g < t->ngpus; g++) {
-            double need = plan_gpu_memory(p, j, g) / topo_gpu_type(t, g)->mem_bytes;
-            out->peak_mem_frac = need > out->peak_mem_frac ? need : out->peak_mem_frac;
+        double *mem;
+        if (plan_memory_all(p, j, t->ngpus, &mem)) {
+            rc = gt_fail(e, "out of memory");
+        } else {
+            for (int g = 0; g < t->ngpus; g++) {
+                double need = mem[g] / topo_gpu_type(t, g)->mem_bytes;
+                out->peak_mem_frac = need > out->peak_mem_frac ? need : out->peak_mem_frac;
+            }
+            free(mem);
         }
     }
     free(la);

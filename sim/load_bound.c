@@ -2,9 +2,9 @@
 #include "load_bound.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 #include "cost.h"
+#include "res_table.h"
 
 /* --- sync groups ------------------------------------------------------------- */
 
@@ -103,30 +103,47 @@ typedef struct stream_load {
     int64_t min_tail;      /* least work left on the consumer's GPU after a transfer */
 } stream_load;
 
-static int by_key(const void *a, const void *b)
+static void merge_at(stream_load *d, const stream_load *x)
 {
-    long x = ((const stream_load *)a)->key, y = ((const stream_load *)b)->key;
-    return (x > y) - (x < y);
+    d->bytes += x->bytes;
+    d->min_lat = x->min_lat < d->min_lat ? x->min_lat : d->min_lat;
+    d->first_start = x->first_start < d->first_start ? x->first_start : d->first_start;
+    d->min_tail = x->min_tail < d->min_tail ? x->min_tail : d->min_tail;
 }
 
-/* Sorts v[0..n) by key and merges equal keys (bytes add up; the earliest
- * start, least latency and least tail are kept). Returns the new count. */
-static int merge_by_key(stream_load *v, int n)
+/* Adds x into v[0..*n) under x.key (h finds the entry): bytes add up; the
+ * earliest start, least latency and least tail are kept. */
+static void merge_into(stream_load *v, int *n, res_table *h, stream_load x)
 {
-    qsort(v, (size_t)n, sizeof *v, by_key);
-    int m = 0;
-    for (int i = 0; i < n; i++) {
-        stream_load *d = &v[m - 1];
-        if (m > 0 && d->key == v[i].key) {
-            d->bytes += v[i].bytes;
-            d->min_lat = v[i].min_lat < d->min_lat ? v[i].min_lat : d->min_lat;
-            d->first_start = v[i].first_start < d->first_start ? v[i].first_start : d->first_start;
-            d->min_tail = v[i].min_tail < d->min_tail ? v[i].min_tail : d->min_tail;
-        } else {
-            v[m++] = v[i];
+    bool added;
+    int i = res_table_index(h, x.key, *n, &added);
+    if (added)
+        v[(*n)++] = x;
+    else
+        merge_at(&v[i], &x);
+}
+
+/* The stream entry of transfers from lane src into lane dst. A lane's
+ * inputs come from one or two neighbour lanes (previous stage forward, next
+ * stage backward), so two slots per lane find it without hashing; a third
+ * producer goes through h. */
+static void add_to_stream(stream_load *v, int *n, int *slot, res_table *h, int src, int dst,
+                          stream_load x)
+{
+    for (int k = 0; k < 2; k++) {
+        int *sl = &slot[2 * (2 * dst + k)];
+        if (sl[0] == src) {
+            merge_at(&v[sl[1]], &x);
+            return;
+        }
+        if (sl[0] < 0) {
+            sl[0] = src;
+            sl[1] = *n;
+            v[(*n)++] = x;
+            return;
         }
     }
-    return m;
+    merge_into(v, n, h, x);
 }
 
 /* tail[id]: op id's duration plus everything after it on its lane, plus the
@@ -152,47 +169,50 @@ int transfer_load_bound(const topology *t, const workload *w, timing *tm)
     if (n == 0)
         return 0;
     int64_t *tail = malloc(sizeof *tail * (size_t)w->nops);
-    stream_load *v = malloc(sizeof *v * (size_t)(4 * n)); /* n streams at most, 3 resources each */
-    if (!tail || !v) {
+    stream_load *v = malloc(sizeof *v * (size_t)n), *res = malloc(sizeof *res * (size_t)(3 * n));
+    int *slot = malloc(sizeof *slot * (size_t)(4 * w->nlanes));
+    res_table h = {0};
+    if (!tail || !v || !res || !slot || res_table_init(&h, 3 * n)) {
         free(tail);
         free(v);
+        free(res);
+        free(slot);
         return -1;
     }
     lane_tails(w, tail);
-    n = 0;
+    int ns = 0, nr = 0;
+    for (int i = 0; i < 4 * w->nlanes; i++)
+        slot[i] = -1;
     for (int i = 0; i < w->nops; i++) {
         const wl_op *o = &w->ops[i];
         if (o->input < 0 || o->xfer_bytes <= 0)
             continue;
         int src = w->ops[o->input].lane;
-        v[n++] = (stream_load){(long)src * w->nlanes + o->lane, 0, o->xfer_bytes, 0,
-                               tm->ops[i].xfer_start, tail[i]};
+        long pair = (long)src * w->nlanes + o->lane;
+        add_to_stream(v, &ns, slot, &h, src, o->lane,
+                      (stream_load){pair, 0, o->xfer_bytes, 0, tm->ops[i].xfer_start, tail[i]});
     }
-    int ns = merge_by_key(v, n), nr = ns;
-    /* expand each stream onto its resources (appended after the streams) */
-    for (int s = 0; s < ns; s++) {
+    res_table_clear(&h);
+    for (int s = 0; s < ns; s++) { /* each stream onto the resources it crosses */
         int a = w->lanes[v[s].key / w->nlanes].gpu, b = w->lanes[v[s].key % w->nlanes].gpu;
         double lat, rate;
         topo_path(t, a, b, &lat, &rate);
         topo_res r[3];
         int k = topo_path_resources(t, a, b, r);
-        for (int x = 0; x < k; x++) {
-            v[nr] = v[s];
-            v[nr].key = r[x].key;
-            v[nr].cap = r[x].cap;
-            v[nr].min_lat = lat;
-            nr++;
-        }
+        for (int x = 0; x < k; x++)
+            merge_into(res, &nr, &h, (stream_load){r[x].key, r[x].cap, v[s].bytes, lat,
+                                                   v[s].first_start, v[s].min_tail});
     }
-    memmove(v, v + ns, sizeof *v * (size_t)(nr - ns));
-    nr = merge_by_key(v, nr - ns);
     for (int i = 0; i < nr; i++) {
-        int64_t b = v[i].first_start + cost_ns(v[i].min_lat) + cost_ns(v[i].bytes / v[i].cap) +
-                    v[i].min_tail;
+        int64_t b = res[i].first_start + cost_ns(res[i].min_lat) +
+                    cost_ns(res[i].bytes / res[i].cap) + res[i].min_tail;
         if (b > tm->iteration_ns)
             tm->iteration_ns = b;
     }
+    res_table_free(&h);
     free(tail);
     free(v);
+    free(res);
+    free(slot);
     return 0;
 }

@@ -69,6 +69,9 @@ int plan_physical_stages(const plan *p, int pipe);
 int plan_in_flight(const plan *p, int pipe, int k);
 /* Peak memory of GPU g in the plan (0 if unused). */
 double plan_gpu_memory(const plan *p, const job *j, int g);
+/* The same for every GPU at once, in one pass: *out = malloc'd array of
+ * ngpus figures. Returns 0, or -1 when out of memory. */
+int plan_memory_all(const plan *p, const job *j, int ngpus, double **out);
 int plan_gpus_used(const plan *p);
 
 /* JSON form (DESIGN 3.4); the caller may add "objective_value", "estimate",

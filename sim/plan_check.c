@@ -58,6 +58,36 @@ double plan_gpu_memory(const plan *p, const job *j, int g)
     return used ? mem + COST_RUNTIME_OVERHEAD_BYTES : 0;
 }
 
+int plan_memory_all(const plan *p, const job *j, int ngpus, double **out)
+{
+    double *mem = calloc((size_t)(ngpus > 0 ? ngpus : 1), sizeof *mem);
+    char *used = calloc((size_t)(ngpus > 0 ? ngpus : 1), 1);
+    if (!mem || !used) {
+        free(mem);
+        free(used);
+        return -1;
+    }
+    for (int pi = 0; pi < p->npipes; pi++) {
+        const plan_pipeline *pp = &p->pipes[pi];
+        for (int k = 0; k < pp->nstages; k++) {
+            const plan_stage *s = &pp->stages[k];
+            double m = cost_stage_memory(j, p->microbatch_size, s->first, s->last, s->ngpus,
+                                         plan_in_flight(p, pi, k)) -
+                       COST_RUNTIME_OVERHEAD_BYTES;
+            for (int x = 0; x < s->ngpus; x++)
+                if (s->gpus[x] >= 0 && s->gpus[x] < ngpus) {
+                    mem[s->gpus[x]] += m;
+                    used[s->gpus[x]] = 1;
+                }
+        }
+    }
+    for (int g = 0; g < ngpus; g++)
+        mem[g] = used[g] ? mem[g] + COST_RUNTIME_OVERHEAD_BYTES : 0;
+    free(used);
+    *out = mem;
+    return 0;
+}
+
 int plan_gpus_used(const plan *p)
 {
     int n = 0;
@@ -175,23 +205,28 @@ static int check_gpus(const plan *p, const topology *t, gt_err *e)
 
 static int check_memory(const plan *p, const topology *t, const job *j, gt_err *e)
 {
-    for (int pi = 0; pi < p->npipes; pi++) {
+    double *mem;
+    if (plan_memory_all(p, j, t->ngpus, &mem))
+        return gt_fail(e, "out of memory");
+    int rc = 0;
+    for (int pi = 0; pi < p->npipes && !rc; pi++) {
         int S = plan_physical_stages(p, pi);
         for (int k = 0; k < S; k++) {
             const plan_stage *s = &p->pipes[pi].stages[k];
             int g = s->gpus[0];
-            double need = plan_gpu_memory(p, j, g), have = topo_gpu_type(t, g)->mem_bytes;
-            if (need > have) {
+            double need = mem[g], have = topo_gpu_type(t, g)->mem_bytes;
+            if (need > have && !rc) {
                 char name[160];
                 topo_gpu_name(t, g, name, sizeof name);
-                return gt_fail(e, "pipelines[%d].stages[%d]: GPU %s (%s) needs %.2f GiB for "
-                                  "layers [%d, %d] but has %.2f GiB",
-                               pi, k, name, topo_gpu_type(t, g)->id, need / GIB, s->first,
-                               s->last, have / GIB);
+                rc = gt_fail(e, "pipelines[%d].stages[%d]: GPU %s (%s) needs %.2f GiB for "
+                                "layers [%d, %d] but has %.2f GiB",
+                             pi, k, name, topo_gpu_type(t, g)->id, need / GIB, s->first,
+                             s->last, have / GIB);
             }
         }
     }
-    return 0;
+    free(mem);
+    return rc;
 }
 
 int plan_check(const plan *p, const topology *t, const job *j, gt_err *e)

@@ -1,0 +1,27 @@
+/* res_table.h — an open-addressing map from a resource key (a long, e.g.
+ * topo_path_resources' keys) to a small dense index, so loads can be summed
+ * per shared resource in one pass instead of sorting them. The estimator
+ * does this for every sync step of every plan it prices, which is why a
+ * sort there dominated its profile. */
+#ifndef GT_RES_TABLE_H
+#define GT_RES_TABLE_H
+
+#include <stdbool.h>
+
+typedef struct res_table {
+    long *keys;
+    int *index;         /* -1: empty slot */
+    int *used;          /* the slots in use, for a cheap clear */
+    int nused, cap;     /* cap: a power of two, at least twice the keys */
+} res_table;
+
+/* Room for up to n distinct keys. Returns 0, or -1 when out of memory. */
+int res_table_init(res_table *h, int n);
+void res_table_free(res_table *h);
+/* The index stored for key; when the key is new, stores next (and sets
+ * *added) — callers pass their count of distinct keys so far. */
+int res_table_index(res_table *h, long key, int next, bool *added);
+/* Forget every key (keeps the memory). */
+void res_table_clear(res_table *h);
+
+#endif
