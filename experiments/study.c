@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "planner/objective.h"
+#include "planner/planner_run.h"
 #include "sim/atomic_file.h"
 #include "sim/cli.h"
 #include "sim/simulator.h"
@@ -165,13 +165,6 @@ typedef struct run_key {
     int topo, job, planner, seed;   /* seed: 0-based index */
 } run_key;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static long run_index(const study *s, run_key k)
 {
     const study_spec *sp = s->sp;
@@ -195,8 +188,8 @@ static void progress(study *s, bool finished)
 {
     if (!s->sp->progress || s->par->rank != 0)
         return;
-    study_progress p = {s->total, s->sum->skipped, s->sum->ran, now_s() - s->t0, s->current,
-                        finished};
+    study_progress p = {s->total, s->sum->skipped, s->sum->ran, planner_run_clock() - s->t0,
+                        s->current, finished};
     s->sp->progress(s->sp->progress_ctx, &p);
 }
 
@@ -281,97 +274,52 @@ static void row_inputs(const study *s, run_key k, sbuf *b)
     sb_field(b, s->objtext);
 }
 
-typedef enum { RUN_OK, RUN_INFEASIBLE, RUN_REPLAY_FAILED } run_status;
+/* The status column, indexed by planner_run_status. */
 static const char *const STATUS[] = {"ok", "infeasible", "replay-failed"};
 
 typedef struct run_res {
-    run_status status;
-    sim_result sim;
-    double obj, plan_s;
-    long evals;
-    int stages, pipes;
-    char err[1024];
+    planner_run run;
+    double obj;              /* the objective of the simulated plan (see study.h) */
 } run_res;
-
-static void plan_shape(const plan *p, run_res *r)
-{
-    r->pipes = p->npipes;
-    r->stages = 0;
-    for (int i = 0; i < p->npipes; i++) {
-        int st = plan_physical_stages(p, i);
-        r->stages = st > r->stages ? st : r->stages;
-    }
-}
-
-static void replay(const study *s, const topology *t, const job *j, const plan *p,
-                   uint64_t seed, const planner_stats *st, run_res *r)
-{
-    sim_options so;
-    sim_options_default(&so);
-    so.iterations = j->iterations;
-    so.seed = seed;
-    gt_err e = {{0}};
-    if (simulate_plan(t, j, p, &so, &r->sim, &e)) {
-        r->status = RUN_REPLAY_FAILED;
-        snprintf(r->err, sizeof r->err, "the plan does not replay: %s", e.msg);
-        return;
-    }
-    r->status = RUN_OK;
-    obj_metrics m = obj_from_sim(&r->sim);
-    bool own = !objective_needs_refs(&s->ob) && !objective_needs_fastest(&s->ob);
-    r->obj = own ? objective_value(&s->ob, &m) : st->objective_value;
-}
 
 static void run_one(const study *s, const topology *t, run_key k, run_res *r)
 {
     const study_spec *sp = s->sp;
-    const job *j = &sp->jobs[k.job];
-    const planner_def *d = sp->planners[k.planner];
-    uint64_t seed = sp->first_seed + (uint64_t)k.seed;
-    memset(r, 0, sizeof *r);
-    planner_opts po = {.objective = s->objtext, .seed = seed, .budget_s = sp->budget_s,
-                       .generations = sp->generations, .threads = sp->threads,
-                       .stop = sp->stop};
-    planner_stats st;
-    memset(&st, 0, sizeof st);
-    plan p;
-    memset(&p, 0, sizeof p);
-    gt_err e = {{0}};
-    double t0 = now_s();
-    int rc = d->run(t, j, &po, &p, &st, &e);
-    r->plan_s = now_s() - t0;
-    r->evals = st.evaluations;
-    if (rc) {
-        r->status = RUN_INFEASIBLE;
-        snprintf(r->err, sizeof r->err, "%s", e.msg[0] ? e.msg : "no plan");
-    } else {
-        plan_shape(&p, r);
-        replay(s, t, j, &p, seed, &st, r);
-    }
-    plan_free(&p);
+    planner_opts po = {.objective = s->objtext, .seed = sp->first_seed + (uint64_t)k.seed,
+                       .budget_s = sp->budget_s, .generations = sp->generations,
+                       .threads = sp->threads, .stop = sp->stop};
+    planner_run_replay(sp->planners[k.planner], t, &sp->jobs[k.job], &po, -1, &r->run, NULL);
+    r->obj = 0;
+    if (r->run.status != PLANNER_RUN_OK)
+        return;
+    /* weighted and energy-within need references only the planner had */
+    obj_metrics m = obj_from_sim(&r->run.sim);
+    bool own = !objective_needs_refs(&s->ob) && !objective_needs_fastest(&s->ob);
+    r->obj = own ? objective_value(&s->ob, &m) : r->run.st.objective_value;
 }
 
 static void format_row(const study *s, run_key k, const run_res *r, sbuf *b)
 {
     const job *j = &s->sp->jobs[k.job];
-    bool ok = r->status == RUN_OK;
+    const planner_run *u = &r->run;
+    bool ok = u->status == PLANNER_RUN_OK;
     double tokens = (double)j->batch * j->seq;
     row_inputs(s, k, b);
-    sb_add(b, ",%s", STATUS[r->status]);
-    sb_num(b, ok, r->sim.iteration_s);
-    sb_num(b, ok, r->sim.energy_j);
-    sb_num(b, ok, r->sim.energy_j / tokens);
-    sb_num(b, ok, r->sim.tokens_per_s);
+    sb_add(b, ",%s", STATUS[u->status]);
+    sb_num(b, ok, u->sim.iteration_s);
+    sb_num(b, ok, u->sim.energy_j);
+    sb_num(b, ok, u->sim.energy_j / tokens);
+    sb_num(b, ok, u->sim.tokens_per_s);
     if (ok)
-        sb_add(b, ",%d,%d,%d", r->sim.gpus_used, r->stages, r->pipes);
+        sb_add(b, ",%d,%d,%d", u->sim.gpus_used, u->smax, u->pipes);
     else
         sb_add(b, ",,,");
     sb_num(b, ok, r->obj);
-    sb_num(b, ok, r->sim.carbon_g);
-    sb_num(b, ok, r->sim.usd);
-    sb_add(b, ",%ld", r->evals);
-    sb_field(b, ok ? "" : r->err);
-    sb_add(b, ",%.3f\n", r->plan_s);
+    sb_num(b, ok, u->sim.carbon_g);
+    sb_num(b, ok, u->sim.usd);
+    sb_add(b, ",%ld", u->st.evaluations);
+    sb_field(b, ok ? "" : u->err);
+    sb_add(b, ",%.3f\n", u->plan_s);
 }
 
 /* Parse a row's key; -1 (with why in e) when it is not one of this study's. */
@@ -415,7 +363,7 @@ static int line_key(const study *s, const char *line, run_key *k, bool *ok, gt_e
     if (parse_key(s, f, nf, k, e))
         return -1;
     if (ok)
-        *ok = !strcmp(f[C_STATUS], STATUS[RUN_OK]);
+        *ok = !strcmp(f[C_STATUS], STATUS[PLANNER_RUN_OK]);
     return 0;
 }
 
@@ -813,7 +761,7 @@ static int study_init(study *s, const study_spec *sp, study_summary *sum, gt_err
     s->sum = sum;
     s->fd = -1;
     s->objtext = sp->objective ? sp->objective : "time";
-    s->t0 = now_s();
+    s->t0 = planner_run_clock();
     if (sp->ntopos < 1 || sp->nplanners < 1 || sp->njobs < 1 || sp->nseeds < 1)
         return gt_fail(e, "a study needs at least one topology, planner, job and seed");
     s->total = (long)sp->ntopos * sp->njobs * sp->nplanners * sp->nseeds;
@@ -931,66 +879,7 @@ typedef struct study_args {
 
 static void planner_names(char *buf, size_t cap)
 {
-    int n;
-    const planner_def *all = planner_all(&n);
-    size_t at = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < n && at < cap; i++)
-        at += (size_t)snprintf(buf + at, cap - at, "%s%s", i % 5 ? " " : "\n                        ",
-                               all[i].name);
-}
-
-/* Topology generator options (the names and ranges of `topo gen`). */
-static int take_topo(study_args *a, int argc, char **argv, int *i)
-{
-    static const struct { const char *name; long lo, hi; } INTS[] = {
-        {"--sites", 1, TOPO_MAX_SITES}, {"--gpus", 1, TOPO_MAX_GPUS},
-        {"--node-size", 1, 1024},       {"--tcp-connections", 1, 4096},
-        {"--seed", 0, 4294967295L},
-    };
-    static const struct { const char *name; double lo, hi; } DBLS[] = {
-        {"--nic-gbps", 1e-9, 1e7}, {"--bw-scale", 1e-9, 1e6}, {"--bw-jitter", 0, 0.999999},
-        {"--pue", 1, 10},          {"--tcp-window-mb", 1e-6, 1e6},
-    };
-    static const char *const TEXTS[] = {"--gpus-dist", "--mix", "--mix-per", "--regions"};
-    topogen_opts *o = &a->topo;
-    double *dd[] = {&o->nic_gbps, &o->bw_scale, &o->bw_jitter, &o->pue, &o->tcp_window_mb};
-    char *td[] = {o->gpus_dist, o->mix, o->mix_per, o->regions};
-    size_t tc[] = {sizeof o->gpus_dist, sizeof o->mix, sizeof o->mix_per, sizeof o->regions};
-    const char *v;
-    long x;
-    for (size_t k = 0; k < sizeof INTS / sizeof *INTS; k++) {
-        if (strcmp(argv[*i], INTS[k].name))
-            continue;
-        if (cli_value("study", argc, argv, i, &v) ||
-            cli_long("study", INTS[k].name, v, INTS[k].lo, INTS[k].hi, &x))
-            return -1;
-        if (k == 0) o->sites = (int)x;
-        else if (k == 1) o->gpus = x;
-        else if (k == 2) o->node_size = (int)x;
-        else if (k == 3) o->tcp_connections = (int)x;
-        else o->seed = (unsigned long)x;
-        return 1;
-    }
-    for (size_t k = 0; k < sizeof DBLS / sizeof *DBLS; k++)
-        if (!strcmp(argv[*i], DBLS[k].name))
-            return cli_value("study", argc, argv, i, &v) ||
-                           cli_double("study", DBLS[k].name, v, DBLS[k].lo, DBLS[k].hi, dd[k])
-                       ? -1 : 1;
-    for (size_t k = 0; k < sizeof TEXTS / sizeof *TEXTS; k++) {
-        if (strcmp(argv[*i], TEXTS[k]))
-            continue;
-        if (cli_value("study", argc, argv, i, &v))
-            return -1;
-        if (!*v || strlen(v) >= tc[k]) {
-            cli_usage_error("study", "%s: value empty or longer than %zu characters", TEXTS[k],
-                            tc[k] - 1);
-            return -1;
-        }
-        memcpy(td[k], v, strlen(v) + 1);
-        return 1;
-    }
-    return 0;
+    planner_run_names(buf, cap, 5, 24);
 }
 
 /* Study options with a number. */
@@ -1046,7 +935,7 @@ static int parse_args(study_args *a, int argc, char **argv, bool *help)
         if (!r)
             r = take_number(a, argc, argv, &i);
         if (!r)
-            r = take_topo(a, argc, argv, &i);
+            r = topogen_take_option(&a->topo, "study", false, argc, argv, &i);
         if (!r)
             r = cli_take_common(&a->c, argc, argv, &i);
         if (r < 0)
@@ -1200,11 +1089,8 @@ static void show_progress(void *ctx, const study_progress *p)
 
 static int check_topo_opts(const study_args *a, const topogen_data *d)
 {
-    gt_err e;
-    topogen_opts o = a->topo;
-    o.data = d;
-    if (topogen_check(&o, d, &e))
-        return cli_usage_error("study", "%s", e.msg);
+    if (topogen_check_usage("study", &a->topo, d))
+        return EXIT_USAGE;
     if (a->topo.seed + (unsigned long)(a->ntopos - 1) > 4294967295UL)
         return cli_usage_error("study", "--seed %lu + --topologies %ld: topology seeds pass "
                                "4294967295", a->topo.seed, a->ntopos);

@@ -8,19 +8,29 @@
  * energy. A planner that cannot produce a feasible plan gets a row with the
  * reason (iteration_time_s null in JSON). The objective column uses
  * planner/objective.h; weighted:W takes its references from the fastest
- * baseline row, energy-within:X its time limit from the fastest row. */
+ * baseline row, energy-within:X its time limit from the fastest row.
+ *
+ * SIGINT or SIGTERM stops the comparison: the running planner returns its
+ * best plan so far (replayed and kept), the other runs are skipped, the rows
+ * done are printed with "interrupted: N of M runs done" and the exit code is
+ * 128 + the signal (130 for Ctrl-C). --json and --csv are written only for a
+ * complete comparison, so that a script never reads part of one as the
+ * whole; a file from an earlier run stays as it was. A second signal ends
+ * the process at once (removing a half-written temporary file). The signal
+ * flag is this command's one piece of global mutable state. */
 #include <jansson.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "baselines/dtfm.h"
 #include "commands.h"
 #include "objective.h"
 #include "planner.h"
+#include "planner_run.h"
 #include "sim/atomic_file.h"
 #include "sim/cli.h"
 #include "sim/jsonio.h"
@@ -50,15 +60,19 @@ static const char HELP[] =
     "  --csv FILE|-        the same rows as CSV\n"
     "  --dtfm-cost         add DT-FM's native cost (DataPCost + 2 PipelinePCost) of\n"
     "                      every plan that is a grid of single-GPU stages\n"
-    "  --wan-policy P      WAN sharing in the replay (default: as the topology says)\n\n%s";
+    "  --wan-policy P      WAN sharing in the replay (default: as the topology says)\n\n"
+    "Ctrl-C (or SIGTERM) stops the running planner, whose best plan so far is\n"
+    "replayed, skips the remaining runs and prints the rows done with a note\n"
+    "'interrupted: N of M runs done' (on standard error when --json - or --csv -\n"
+    "holds standard output); exit 130 (143 for SIGTERM). --json and --csv are\n"
+    "written only when every run is done: an interrupted comparison writes\n"
+    "neither, and an earlier file stays as it was. A second signal ends at once.\n\n%s";
 
-/* One planner run (one seed). */
+/* One planner run (one seed) and its replay. */
 typedef struct run_rec {
-    bool ok;
-    double time_s, energy_j, carbon_g, usd, plan_s, dtfm_cost;
-    int gpus, smin, smax, pipes;
-    char err[1024];
-    char note[256];
+    bool ok;                   /* planned and replayed */
+    planner_run run;
+    double dtfm_cost;          /* NAN unless --dtfm-cost and a grid plan */
 } run_rec;
 
 typedef struct row {
@@ -76,19 +90,48 @@ typedef struct cmp_opts {
     double budget_s;
     bool dtfm_cost;
     int wan_policy;
+    volatile int *stop;        /* the signal that asked to stop, 0 = none */
 } cmp_opts;
+
+/* --- signals -------------------------------------------------------------- */
+
+static volatile int g_stop;
+
+/* The first signal asks the planners to stop; a second one ends the process
+ * the default way, after removing the temporary file of an atomic write in
+ * progress (signal() and raise() are async-signal-safe). */
+static void on_signal(int sig)
+{
+    if (g_stop) {
+        atomic_cleanup_on_signal();
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    g_stop = sig;
+}
+
+static void catch_signals(struct sigaction old[2])
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old[0]);
+    sigaction(SIGTERM, &sa, &old[1]);
+}
+
+static void restore_signals(const struct sigaction old[2])
+{
+    sigaction(SIGINT, &old[0], NULL);
+    sigaction(SIGTERM, &old[1], NULL);
+}
 
 /* --- arguments ------------------------------------------------------------ */
 
 static void planner_names(char *buf, size_t cap)
 {
-    int n;
-    const planner_def *all = planner_all(&n);
-    size_t at = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < n && at < cap; i++)
-        at += (size_t)snprintf(buf + at, cap - at, "%s%s", i % 6 ? " " : "\n                      ",
-                               all[i].name);
+    planner_run_names(buf, cap, 6, 22);
 }
 
 static int print_help(void)
@@ -183,66 +226,24 @@ static int select_planners(const char *spec, int ngpus, const planner_def ***out
 
 /* --- running -------------------------------------------------------------- */
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static void plan_shape(const plan *p, run_rec *r)
-{
-    r->pipes = p->npipes;
-    r->smin = r->smax = plan_physical_stages(p, 0);
-    for (int i = 1; i < p->npipes; i++) {
-        int s = plan_physical_stages(p, i);
-        r->smin = s < r->smin ? s : r->smin;
-        r->smax = s > r->smax ? s : r->smax;
-    }
-    r->gpus = plan_gpus_used(p);
-}
-
-static void run_one(const planner_def *d, const topology *t, const job *j, const cmp_opts *co,
+/* One run; false when it is to be dropped (a stop came before any plan). */
+static bool run_one(const planner_def *d, const topology *t, const job *j, const cmp_opts *co,
                     long seed, run_rec *r)
 {
-    memset(r, 0, sizeof *r);
-    r->dtfm_cost = NAN;
     planner_opts po = {.objective = co->objective, .seed = (uint64_t)seed,
-                       .budget_s = co->budget_s, .threads = (int)co->threads};
-    planner_stats st;
-    memset(&st, 0, sizeof st);
+                       .budget_s = co->budget_s, .threads = (int)co->threads,
+                       .stop = co->stop};
     plan p;
-    memset(&p, 0, sizeof p);
-    gt_err e = {{0}};
-    double t0 = now_s();
-    int rc = d->run(t, j, &po, &p, &st, &e);
-    r->plan_s = now_s() - t0;
-    if (rc) {
-        snprintf(r->err, sizeof r->err, "%s", e.msg[0] ? e.msg : "no plan");
-        return;
-    }
-    snprintf(r->note, sizeof r->note, "%s", st.note);
-    plan_shape(&p, r);
-    sim_options so;
-    sim_options_default(&so);
-    so.iterations = j->iterations;
-    so.seed = (uint64_t)seed;
-    so.wan_policy = co->wan_policy;
-    sim_result res;
-    if (simulate_plan(t, j, &p, &so, &res, &e)) {
-        snprintf(r->err, sizeof r->err, "the plan does not replay: %s", e.msg);
-    } else {
-        r->ok = true;
-        r->time_s = res.iteration_s;
-        r->energy_j = res.energy_j;
-        r->carbon_g = res.carbon_g;
-        r->usd = res.usd;
-        r->gpus = res.gpus_used ? res.gpus_used : r->gpus;
-        double c;
-        if (co->dtfm_cost && !dtfm_plan_cost(t, j, &p, &c, NULL))
-            r->dtfm_cost = c;
-    }
+    planner_run_replay(d, t, j, &po, co->wan_policy, &r->run, &p);
+    r->ok = r->run.status == PLANNER_RUN_OK;
+    r->dtfm_cost = NAN;
+    double c;
+    if (r->ok && co->dtfm_cost && !dtfm_plan_cost(t, j, &p, &c, NULL))
+        r->dtfm_cost = c;
+    if (r->ok && r->run.sim.gpus_used)
+        r->run.gpus = r->run.sim.gpus_used;
     plan_free(&p);
+    return !(r->run.stopped && r->run.status == PLANNER_RUN_INFEASIBLE);
 }
 
 static void progress(bool on, int i, int n, const char *name, long s, long seeds)
@@ -260,7 +261,7 @@ static void progress(bool on, int i, int n, const char *name, long s, long seeds
 
 static obj_metrics metrics_of(const run_rec *r)
 {
-    return (obj_metrics){r->time_s, r->energy_j, r->carbon_g, r->usd};
+    return obj_from_sim(&r->run.sim);
 }
 
 /* Means, ranges and each row's objective (after the references are set). */
@@ -275,22 +276,22 @@ static void aggregate(row *rw, const objective *ob)
     rw->time_max = rw->energy_max = -INFINITY;
     for (int s = 0; s < rw->nruns; s++) {
         const run_rec *r = &rw->runs[s];
-        rw->plan_s += r->plan_s / rw->nruns;
+        rw->plan_s += r->run.plan_s / rw->nruns;
         if (!r->ok)
             continue;
         rw->nok++;
         obj_metrics m = metrics_of(r);
         double v = objective_value(ob, &m);
-        rw->time_s += r->time_s;
-        rw->energy_j += r->energy_j;
-        rw->carbon_g += r->carbon_g;
-        rw->usd += r->usd;
+        rw->time_s += m.time_s;
+        rw->energy_j += m.energy_j;
+        rw->carbon_g += m.carbon_g;
+        rw->usd += m.usd;
         rw->obj += v;
         rw->dtfm_cost += r->dtfm_cost;
-        rw->time_min = fmin(rw->time_min, r->time_s);
-        rw->time_max = fmax(rw->time_max, r->time_s);
-        rw->energy_min = fmin(rw->energy_min, r->energy_j);
-        rw->energy_max = fmax(rw->energy_max, r->energy_j);
+        rw->time_min = fmin(rw->time_min, m.time_s);
+        rw->time_max = fmax(rw->time_max, m.time_s);
+        rw->energy_min = fmin(rw->energy_min, m.energy_j);
+        rw->energy_max = fmax(rw->energy_max, m.energy_j);
         if (v < bestv) {
             bestv = v;
             rw->best = s;
@@ -354,7 +355,7 @@ static const char *row_error(const row *rw)
 {
     for (int s = 0; s < rw->nruns; s++)
         if (!rw->runs[s].ok)
-            return rw->runs[s].err;
+            return rw->runs[s].run.err;
     return NULL;
 }
 
@@ -368,9 +369,11 @@ typedef struct report {
     row *rows;
     int n, best;
     double tokens;
+    long done, total;          /* runs done (kept) and asked for */
+    bool interrupted;          /* a signal stopped a run or skipped some */
 } report;
 
-static void shape_text(const run_rec *r, char *buf, size_t cap)
+static void shape_text(const planner_run *r, char *buf, size_t cap)
 {
     if (r->smin == r->smax)
         snprintf(buf, cap, "%d x %d", r->smin, r->pipes);
@@ -387,7 +390,7 @@ static void print_row(const report *rp, const row *rw, FILE *out)
     }
     const run_rec *b = &rw->runs[rw->best];
     char shape[32], rel[24], range[40] = "";
-    shape_text(b, shape, sizeof shape);
+    shape_text(&b->run, shape, sizeof shape);
     if (isnan(rw->rel))
         snprintf(rel, sizeof rel, "-");
     else
@@ -400,7 +403,7 @@ static void print_row(const report *rp, const row *rw, FILE *out)
     else
         snprintf(obj, sizeof obj, "over limit");
     fprintf(out, "%-17s %5d %9s %11.4g%s %11.4g %9.3g %9.4g %9.3g %11s %9s", rw->def->name,
-            b->gpus, shape, rw->time_s, range, rw->energy_j / 1e3, rw->energy_j / rp->tokens,
+            b->run.gpus, shape, rw->time_s, range, rw->energy_j / 1e3, rw->energy_j / rp->tokens,
             rw->carbon_g, rw->plan_s, obj, rel);
     if (rp->co->dtfm_cost) {
         if (isnan(rw->dtfm_cost))
@@ -411,6 +414,42 @@ static void print_row(const report *rp, const row *rw, FILE *out)
     if (rw->nok < rw->nruns)
         fprintf(out, "  (%d of %d seeds failed)", rw->nruns - rw->nok, rw->nruns);
     fputc('\n', out);
+}
+
+/* Whether a run of the row was cut short by the interrupt. */
+static bool row_stopped(const row *rw)
+{
+    for (int s = 0; s < rw->nruns; s++)
+        if (rw->runs[s].run.stopped)
+            return true;
+    return false;
+}
+
+/* Planner notes, failed seeds, and what an interrupt cut short. */
+static void print_notes(const report *rp, FILE *out)
+{
+    bool head = false;
+    for (int i = 0; i < rp->n; i++) {
+        const row *rw = &rp->rows[i];
+        const char *note = rw->best >= 0 ? rw->runs[rw->best].run.st.note : "";
+        const char *err = rw->nok && rw->nok < rw->nruns ? row_error(rw) : NULL;
+        bool cut = rw->nruns && rw->nruns < rp->co->seeds, stopped = row_stopped(rw);
+        char seeds[64];
+        snprintf(seeds, sizeof seeds, "%d of %ld seeds run", rw->nruns, rp->co->seeds);
+        if (!*note && !err && !cut && !stopped)
+            continue;
+        if (!head)
+            fprintf(out, "\nnotes:\n");
+        head = true;
+        if (*note)
+            fprintf(out, "  %-15s %s\n", rw->def->name, note);
+        if (err)
+            fprintf(out, "  %-15s a seed failed: %s\n", rw->def->name, err);
+        if (cut || stopped)
+            fprintf(out, "  %-15s interrupted: %s%s\n", rw->def->name, cut ? seeds : "",
+                    !stopped ? "" : cut ? ", the last stopped early (its best plan so far)"
+                                        : "stopped early (its best plan so far)");
+    }
 }
 
 static void print_table(const report *rp, FILE *out)
@@ -426,25 +465,15 @@ static void print_table(const report *rp, FILE *out)
             "energy (kJ)", "J/token", "gCO2e", "plan (s)", "objective", "vs best",
             rp->co->dtfm_cost ? "  DT-FM (s)" : "");
     for (int i = 0; i < rp->n; i++)
-        print_row(rp, &rp->rows[i], out);
+        if (rp->rows[i].nruns) /* after an interrupt, planners not run have no row */
+            print_row(rp, &rp->rows[i], out);
     if (rp->best >= 0)
         fprintf(out, "\nbest baseline: %s (objective %s, %s)\n", rp->rows[rp->best].def->name,
                 rp->ob->text, objective_unit(rp->ob));
-    bool head = false;
-    for (int i = 0; i < rp->n; i++) {
-        const row *rw = &rp->rows[i];
-        const char *note = rw->best >= 0 ? rw->runs[rw->best].note : "";
-        const char *err = rw->nok && rw->nok < rw->nruns ? row_error(rw) : NULL;
-        if (!*note && !err)
-            continue;
-        if (!head)
-            fprintf(out, "\nnotes:\n");
-        head = true;
-        if (*note)
-            fprintf(out, "  %-15s %s\n", rw->def->name, note);
-        if (err)
-            fprintf(out, "  %-15s a seed failed: %s\n", rw->def->name, err);
-    }
+    print_notes(rp, out);
+    if (rp->interrupted)
+        fprintf(out, "\ninterrupted: %ld of %ld runs done%s\n", rp->done, rp->total,
+                rp->co->json || rp->co->csv ? "; --json/--csv not written (incomplete)" : "");
 }
 
 static json_t *num_or_null(bool ok, double v)
@@ -463,10 +492,10 @@ static json_t *row_json(const report *rp, const row *rw)
     json_object_set_new(o, "feasible", json_boolean(ok));
     json_object_set_new(o, "runs", json_integer(rw->nruns));
     json_object_set_new(o, "runs_ok", json_integer(rw->nok));
-    json_object_set_new(o, "gpus_used", ok ? json_integer(b->gpus) : json_null());
-    json_object_set_new(o, "stages", ok ? json_integer(b->smax) : json_null());
-    json_object_set_new(o, "stages_min", ok ? json_integer(b->smin) : json_null());
-    json_object_set_new(o, "pipelines", ok ? json_integer(b->pipes) : json_null());
+    json_object_set_new(o, "gpus_used", ok ? json_integer(b->run.gpus) : json_null());
+    json_object_set_new(o, "stages", ok ? json_integer(b->run.smax) : json_null());
+    json_object_set_new(o, "stages_min", ok ? json_integer(b->run.smin) : json_null());
+    json_object_set_new(o, "pipelines", ok ? json_integer(b->run.pipes) : json_null());
     json_object_set_new(o, "iteration_time_s", num_or_null(ok, rw->time_s));
     json_object_set_new(o, "iteration_time_s_min", num_or_null(ok, rw->time_min));
     json_object_set_new(o, "iteration_time_s_max", num_or_null(ok, rw->time_max));
@@ -484,7 +513,7 @@ static json_t *row_json(const report *rp, const row *rw)
     if (rp->co->dtfm_cost)
         json_object_set_new(o, "dtfm_cost_s", num_or_null(ok, rw->dtfm_cost));
     json_object_set_new(o, "error", err ? json_string(err) : json_null());
-    json_object_set_new(o, "note", json_string(ok ? b->note : ""));
+    json_object_set_new(o, "note", json_string(ok ? b->run.st.note : ""));
     return o;
 }
 
@@ -541,7 +570,7 @@ static int write_csv(FILE *fp, void *ctx)
         const run_rec *b = ok ? &rw->runs[rw->best] : NULL;
         fprintf(fp, "%s,%d,%d,%d,%d", rw->def->name, rw->def->baseline, ok, rw->nruns, rw->nok);
         if (ok)
-            fprintf(fp, ",%d,%d,%d", b->gpus, b->smax, b->pipes);
+            fprintf(fp, ",%d,%d,%d", b->run.gpus, b->run.smax, b->run.pipes);
         else
             fputs(",,,", fp);
         csv_num(fp, ok, rw->time_s);
@@ -567,6 +596,12 @@ static int write_outputs(const report *rp)
     gt_err e;
     bool stdout_taken = (rp->co->json && !strcmp(rp->co->json, "-")) ||
                         (rp->co->csv && !strcmp(rp->co->csv, "-"));
+    if (rp->interrupted) {
+        /* the rows done are for the user to see, wherever stdout goes; no
+         * file gets part of a comparison */
+        print_table(rp, stdout_taken ? stderr : stdout);
+        return EXIT_OK;
+    }
     if (!stdout_taken)
         print_table(rp, stdout);
     if (rp->co->json) {
@@ -608,17 +643,50 @@ static int parse_args(int argc, char **argv, cli_common *c, cmp_opts *co, bool *
     return EXIT_OK;
 }
 
-static void run_all(row *rows, int n, const topology *t, const job *j, const cmp_opts *co)
+/* Every planner with every seed, until done or stopped; the runs kept. */
+static long run_all(row *rows, int n, const topology *t, const job *j, const cmp_opts *co)
 {
     bool tty = isatty(STDERR_FILENO);
-    for (int i = 0; i < n; i++)
-        for (long s = 0; s < co->seeds; s++) {
+    long done = 0;
+    for (int i = 0; i < n && !*co->stop; i++)
+        for (long s = 0; s < co->seeds && !*co->stop; s++) {
             progress(tty, i, n, rows[i].def->name, s, co->seeds);
-            run_one(rows[i].def, t, j, co, co->seed + s, &rows[i].runs[s]);
-            rows[i].nruns++;
+            row *rw = &rows[i];
+            if (run_one(rw->def, t, j, co, co->seed + s, &rw->runs[rw->nruns])) {
+                rw->nruns++;
+                done++;
+            }
         }
     if (tty)
         fprintf(stderr, "\r%60s\r", "");
+    return done;
+}
+
+/* Run, tabulate, write; the exit code. */
+static int compare_rows(row *rows, int n, const topology *t, const job *j, cmp_opts *co,
+                        objective *ob)
+{
+    struct sigaction old[2];
+    g_stop = 0;
+    co->stop = &g_stop;
+    catch_signals(old);
+    report rp = {t, j, co, ob, rows, n, -1, (double)j->batch * j->seq, 0,
+                 (long)n * co->seeds, false};
+    rp.done = run_all(rows, n, t, j, co);
+    rp.interrupted = g_stop != 0;
+    rp.best = finish_rows(rows, n, ob);
+    int rc = write_outputs(&rp);
+    bool any = false;
+    for (int i = 0; i < n; i++)
+        any |= rows[i].nok > 0;
+    if (!rc && !any && !rp.interrupted) {
+        fflush(stdout); /* the table first, then why the command fails */
+        fprintf(stderr, "error: no planner produced a feasible plan (see the rows)\n");
+        rc = EXIT_INPUT;
+    }
+    restore_signals(old);
+    /* a signal during the writing leaves whole files, but was still a request to stop */
+    return g_stop && !rc ? 128 + g_stop : rc;
 }
 
 int cmd_compare(int argc, char **argv)
@@ -649,26 +717,12 @@ int cmd_compare(int argc, char **argv)
     }
     row *rows = calloc((size_t)n, sizeof *rows);
     run_rec *runs = calloc((size_t)n * (size_t)co.seeds, sizeof *runs);
-    if (!rows || !runs) {
-        free(rows);
-        free(runs);
-        free(sel);
-        topo_free(&t);
-        return cli_input_error(&(gt_err){"out of memory"});
-    }
-    for (int i = 0; i < n; i++)
-        rows[i] = (row){.def = sel[i], .runs = runs + (size_t)i * (size_t)co.seeds};
-    run_all(rows, n, &t, &j, &co);
-    report rp = {&t, &j, &co, &ob, rows, n, -1, (double)j.batch * j.seq};
-    rp.best = finish_rows(rows, n, &ob);
-    rc = write_outputs(&rp);
-    bool any = false;
-    for (int i = 0; i < n; i++)
-        any |= rows[i].nok > 0;
-    if (!rc && !any) {
-        fflush(stdout); /* the table first, then why the command fails */
-        fprintf(stderr, "error: no planner produced a feasible plan (see the rows)\n");
-        rc = EXIT_INPUT;
+    if (rows && runs) {
+        for (int i = 0; i < n; i++)
+            rows[i] = (row){.def = sel[i], .runs = runs + (size_t)i * (size_t)co.seeds};
+        rc = compare_rows(rows, n, &t, &j, &co, &ob);
+    } else {
+        rc = cli_input_error(&(gt_err){"out of memory"});
     }
     free(rows);
     free(runs);

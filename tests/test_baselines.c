@@ -5,11 +5,14 @@
  * each stage's replicas in one site; metis keeps a stage on one GPU type;
  * greedy uses the fastest GPUs; random is deterministic per seed; an
  * infeasible job is reported with the reason; compare's JSON and CSV carry
- * the contract's keys. */
+ * the contract's keys; an interrupted compare exits 128 + the signal and
+ * leaves no output file behind. */
 #include "testutil.h"
 
 #include <jansson.h>
 #include <math.h>
+#include <signal.h>
+#include <time.h>
 
 #include "planner/baselines/baselines.h"
 #include "planner/baselines/dtfm.h"
@@ -305,6 +308,154 @@ static void test_compare_infeasible_and_csv(void **state)
     tu_run_free(&r);
 }
 
+/* --- interrupting compare ----------------------------------------------------- */
+
+/* Whether the child runs `geotrain compare` (exec done: "compare" is in its
+ * command line) and catches sig (its bit in SigCgt of /proc/PID/status).
+ * Waiting for this, not for a fixed delay, keeps the test right on a loaded
+ * machine: the signal cannot come before the handler. -1: no /proc. */
+static int catches(pid_t pid, int sig)
+{
+    char path[64];
+    size_t len = 0;
+    snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+    char *cmd = tu_read_file(path, &len);
+    if (!cmd)
+        return -1;
+    bool exec_done = memmem(cmd, len, "compare", 7) != NULL;
+    free(cmd);
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    char *st = tu_read_file(path, NULL);
+    const char *cgt = st ? strstr(st, "SigCgt:") : NULL;
+    unsigned long long mask = cgt ? strtoull(cgt + 7, NULL, 16) : 0;
+    free(st);
+    return exec_done && (mask >> (sig - 1) & 1);
+}
+
+static void pause_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, ms % 1000 * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* dir/name, malloc'd. */
+static char *path_in(const char *dir, const char *name)
+{
+    char *p = NULL;
+    assert_true(asprintf(&p, "%s/%s", dir, name) > 0);
+    return p;
+}
+
+/* Start compare (stdout, stderr into dir/out, dir/err) on a job long enough
+ * to be interrupted: memetic on Yuan's 64 GPUs with a 60 s budget, 3 seeds. */
+static pid_t start_compare(const char *dir, const char *const *outputs)
+{
+    const char *args[32] = {"./geotrain", "compare", "-t", "topologies/yuan2022/case5.json",
+                            "-m", "gpt3-xl", "--batch", "1024", "--planners", "memetic,random",
+                            "--seeds", "3", "--budget-s", "60", "--threads", "1"};
+    int n = 16;
+    for (; *outputs; outputs++)
+        args[n++] = *outputs;
+    args[n] = NULL;
+    char *out = path_in(dir, "out"), *err = path_in(dir, "err");
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        int fe = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        if (fo < 0 || fe < 0)
+            _exit(127);
+        dup2(fo, 1);
+        dup2(fe, 2);
+        execv(args[0], (char *const *)args);
+        _exit(127);
+    }
+    free(out);
+    free(err);
+    return pid;
+}
+
+/* Send sig once compare catches it; its exit code (-1 when it did not end
+ * within minutes, or ended by the signal itself). */
+static int interrupt(pid_t pid, int sig)
+{
+    int ws, got = 0, c = 0;
+    for (int k = 0; k < 6000 && !got && (c = catches(pid, sig)) == 0; k++) {
+        got = waitpid(pid, &ws, WNOHANG);
+        pause_ms(20);
+    }
+    if (got) /* ended before it could be interrupted */
+        return -1;
+    if (c < 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &ws, 0);
+        skip(); /* no /proc: cannot tell when the handler is there */
+    }
+    kill(pid, sig);
+    for (int k = 0; k < 6000 && !got; k++) { /* generous: minutes, not a timing check */
+        got = waitpid(pid, &ws, WNOHANG);
+        if (!got)
+            pause_ms(50);
+    }
+    if (!got) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &ws, 0);
+        return -1;
+    }
+    return WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+}
+
+static char *read_in(const char *dir, const char *name)
+{
+    char *path = path_in(dir, name), *s = tu_read_file(path, NULL);
+    assert_non_null(s);
+    free(path);
+    return s;
+}
+
+/* Ctrl-C: exit 130, the rows done with the note, no --json file, the old
+ * --csv file untouched, no temporary file left. */
+static void test_compare_interrupted(void **state)
+{
+    (void)state;
+    char dir[64];
+    assert_non_null(tu_mkdtemp(dir));
+    char *csv = path_in(dir, "rows.csv"), *json = path_in(dir, "rows.json");
+    assert_int_equal(tu_write_file(csv, "an earlier file\n"), 0);
+    const char *outputs[] = {"--csv", csv, "--json", json, NULL};
+    assert_int_equal(interrupt(start_compare(dir, outputs), SIGINT), 130);
+    char *out = read_in(dir, "out"), *old = read_in(dir, "rows.csv");
+    assert_non_null(strstr(out, "interrupted: "));
+    assert_non_null(strstr(out, " of 6 runs done"));
+    assert_string_equal(old, "an earlier file\n");
+    assert_false(tu_exists(json));
+    assert_int_equal(tu_count_entries(dir), 3); /* out, err, rows.csv */
+    free(out);
+    free(old);
+    free(csv);
+    free(json);
+    tu_rmtree(dir);
+}
+
+/* SIGTERM with --json -: exit 143, nothing on stdout (no part of a JSON
+ * document), the rows done on stderr. */
+static void test_compare_terminated(void **state)
+{
+    (void)state;
+    char dir[64];
+    assert_non_null(tu_mkdtemp(dir));
+    const char *outputs[] = {"--json", "-", NULL};
+    assert_int_equal(interrupt(start_compare(dir, outputs), SIGTERM), 143);
+    char *out = read_in(dir, "out"), *err = read_in(dir, "err");
+    assert_string_equal(out, "");
+    assert_non_null(strstr(err, "interrupted: "));
+    free(out);
+    free(err);
+    tu_rmtree(dir);
+}
+
 int main(void)
 {
     if (tu_chdir_root())
@@ -317,6 +468,8 @@ int main(void)
         cmocka_unit_test(test_dtfm_yuan_case5),
         cmocka_unit_test(test_compare_json),
         cmocka_unit_test(test_compare_infeasible_and_csv),
+        cmocka_unit_test(test_compare_interrupted),
+        cmocka_unit_test(test_compare_terminated),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1288,84 +1289,98 @@ typedef struct gen_cli {
     bool list, report;
 } gen_cli;
 
-static int copy_opt(const char *opt, const char *v, char *dst, size_t cap)
+/* The options that set a topogen_opts field, for `topo gen` and `study`
+ * alike (one table, so the two commands accept the same names and ranges).
+ * Integers and numbers are checked against [lo, hi]; text must be non-empty
+ * and fit its field. */
+typedef enum { GO_INT, GO_LONG, GO_ULONG, GO_DOUBLE, GO_TEXT } gen_opt_kind;
+
+typedef struct gen_opt {
+    const char *name;
+    gen_opt_kind kind;
+    double lo, hi;           /* GO_INT .. GO_DOUBLE */
+    size_t off, size;        /* the field in topogen_opts */
+} gen_opt;
+
+#define GEN_FIELD(f) offsetof(topogen_opts, f), sizeof(((topogen_opts *)0)->f)
+
+static const gen_opt GEN_OPTS[] = {
+    {"--sites", GO_INT, 1, TOPO_MAX_SITES, GEN_FIELD(sites)},
+    {"--gpus", GO_LONG, 1, TOPO_MAX_GPUS, GEN_FIELD(gpus)},
+    {"--node-size", GO_INT, 1, 1024, GEN_FIELD(node_size)},
+    {"--tcp-connections", GO_INT, 1, 4096, GEN_FIELD(tcp_connections)},
+    {"--seed", GO_ULONG, 0, 4294967295.0, GEN_FIELD(seed)},
+    {"--nic-gbps", GO_DOUBLE, 1e-9, 1e7, GEN_FIELD(nic_gbps)},
+    {"--bw-scale", GO_DOUBLE, 1e-9, 1e6, GEN_FIELD(bw_scale)},
+    {"--bw-jitter", GO_DOUBLE, 0, 0.999999, GEN_FIELD(bw_jitter)},
+    {"--pue", GO_DOUBLE, 1, 10, GEN_FIELD(pue)},
+    {"--tcp-window-mb", GO_DOUBLE, 1e-6, 1e6, GEN_FIELD(tcp_window_mb)},
+    {"--gpus-dist", GO_TEXT, 0, 0, GEN_FIELD(gpus_dist)},
+    {"--mix", GO_TEXT, 0, 0, GEN_FIELD(mix)},
+    {"--mix-per", GO_TEXT, 0, 0, GEN_FIELD(mix_per)},
+    {"--regions", GO_TEXT, 0, 0, GEN_FIELD(regions)},
+    {"--name", GO_TEXT, 0, 0, GEN_FIELD(name)},
+};
+
+static int set_text(const char *cmd, const gen_opt *g, const char *v, char *dst)
 {
-    if (strlen(v) >= cap) {
-        cli_usage_error("topo gen", "%s: value longer than %zu characters", opt, cap - 1);
+    if (strlen(v) >= g->size || !*v) {
+        if (*v)
+            cli_usage_error(cmd, "%s: value longer than %zu characters", g->name, g->size - 1);
+        else
+            cli_usage_error(cmd, "%s: empty value", g->name);
         return -1;
     }
     memcpy(dst, v, strlen(v) + 1);
     return 0;
 }
 
-/* Options with an integer value. Returns 1 consumed, 0 not ours, -1 bad. */
-static int take_int(gen_cli *c, int argc, char **argv, int *i)
+/* Parse v into the field of g in o; -1 (printed) when it is out of range. */
+static int set_option(topogen_opts *o, const char *cmd, const gen_opt *g, const char *v)
 {
-    static const struct { const char *name; long lo, hi; } OPTS[] = {
-        {"--sites", 1, TOPO_MAX_SITES}, {"--gpus", 1, TOPO_MAX_GPUS},
-        {"--node-size", 1, 1024},       {"--tcp-connections", 1, 4096},
-        {"--seed", 0, 4294967295L},
-    };
-    for (size_t k = 0; k < sizeof OPTS / sizeof *OPTS; k++) {
-        if (strcmp(argv[*i], OPTS[k].name))
-            continue;
-        const char *v;
-        long x;
-        if (cli_value("topo gen", argc, argv, i, &v) ||
-            cli_long("topo gen", OPTS[k].name, v, OPTS[k].lo, OPTS[k].hi, &x))
+    char *field = (char *)o + g->off;
+    long x;
+    switch (g->kind) {
+    case GO_TEXT:
+        return set_text(cmd, g, v, field);
+    case GO_DOUBLE:
+        return cli_double(cmd, g->name, v, g->lo, g->hi, (double *)(void *)field);
+    default:
+        if (cli_long(cmd, g->name, v, (long)g->lo, (long)g->hi, &x))
             return -1;
-        switch (k) {
-        case 0: c->o.sites = (int)x; break;
-        case 1: c->o.gpus = x; break;
-        case 2: c->o.node_size = (int)x; break;
-        case 3: c->o.tcp_connections = (int)x; break;
-        default: c->o.seed = (unsigned long)x; break;
-        }
-        return 1;
+        if (g->kind == GO_INT)
+            *(int *)(void *)field = (int)x;
+        else if (g->kind == GO_LONG)
+            *(long *)(void *)field = x;
+        else
+            *(unsigned long *)(void *)field = (unsigned long)x;
+        return 0;
     }
-    return 0;
 }
 
-static int take_double(gen_cli *c, int argc, char **argv, int *i)
+int topogen_take_option(topogen_opts *o, const char *cmd, bool with_name, int argc,
+                        char **argv, int *i)
 {
-    static const struct { const char *name; double lo, hi; } OPTS[] = {
-        {"--nic-gbps", 1e-9, 1e7}, {"--bw-scale", 1e-9, 1e6}, {"--bw-jitter", 0, 0.999999},
-        {"--pue", 1, 10},          {"--tcp-window-mb", 1e-6, 1e6},
-    };
-    double *dst[] = {&c->o.nic_gbps, &c->o.bw_scale, &c->o.bw_jitter, &c->o.pue,
-                     &c->o.tcp_window_mb};
-    for (size_t k = 0; k < sizeof OPTS / sizeof *OPTS; k++) {
-        if (strcmp(argv[*i], OPTS[k].name))
+    for (size_t k = 0; k < sizeof GEN_OPTS / sizeof *GEN_OPTS; k++) {
+        const gen_opt *g = &GEN_OPTS[k];
+        if (strcmp(argv[*i], g->name) || (!with_name && !strcmp(g->name, "--name")))
             continue;
         const char *v;
-        if (cli_value("topo gen", argc, argv, i, &v) ||
-            cli_double("topo gen", OPTS[k].name, v, OPTS[k].lo, OPTS[k].hi, dst[k]))
+        if (cli_value(cmd, argc, argv, i, &v) || set_option(o, cmd, g, v))
             return -1;
         return 1;
     }
     return 0;
 }
 
-static int take_text(gen_cli *c, int argc, char **argv, int *i)
+int topogen_check_usage(const char *cmd, const topogen_opts *o, const topogen_data *d)
 {
-    static const char *const NAMES[] = {"--gpus-dist", "--mix", "--mix-per", "--regions",
-                                        "--name"};
-    char *dst[] = {c->o.gpus_dist, c->o.mix, c->o.mix_per, c->o.regions, c->o.name};
-    size_t cap[] = {sizeof c->o.gpus_dist, sizeof c->o.mix, sizeof c->o.mix_per,
-                    sizeof c->o.regions, sizeof c->o.name};
-    for (size_t k = 0; k < sizeof NAMES / sizeof *NAMES; k++) {
-        if (strcmp(argv[*i], NAMES[k]))
-            continue;
-        const char *v;
-        if (cli_value("topo gen", argc, argv, i, &v) || copy_opt(NAMES[k], v, dst[k], cap[k]))
-            return -1;
-        if (!*v) {
-            cli_usage_error("topo gen", "%s: empty value", NAMES[k]);
-            return -1;
-        }
-        return 1;
-    }
-    return 0;
+    gt_err e;
+    topogen_opts c = *o;
+    c.data = d;
+    if (topogen_check(&c, d, &e))
+        return cli_usage_error(cmd, "%s", e.msg);
+    return EXIT_OK;
 }
 
 /* 1 = help shown, 0 = parsed, -1 = usage error (printed). */
@@ -1385,8 +1400,7 @@ static int parse_args(gen_cli *c, int argc, char **argv)
             c->list = true;
         } else if (!strcmp(a, "--fit-report")) {
             c->report = true;
-        } else if ((rc = take_int(c, argc, argv, &i)) || (rc = take_double(c, argc, argv, &i)) ||
-                   (rc = take_text(c, argc, argv, &i))) {
+        } else if ((rc = topogen_take_option(&c->o, "topo gen", true, argc, argv, &i))) {
             if (rc < 0)
                 return -1;
         } else {
@@ -1471,8 +1485,8 @@ static int generate_to(const gen_cli *c, const topogen_data *d)
     gt_err e;
     topogen_opts o = c->o;
     o.data = d;
-    if (topogen_check(&o, d, &e))
-        return cli_usage_error("topo gen", "%s", e.msg);
+    if (topogen_check_usage("topo gen", &o, d))
+        return EXIT_USAGE;
     topology t;
     if (topo_generate(&o, &t, &e))
         return cli_input_error(&e);

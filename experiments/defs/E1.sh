@@ -17,6 +17,9 @@
 # seeds), energy, DT-FM's own cost of grid plans. Compared with: DT-FM 4.8x
 # faster than Megatron world-wide (case 5), up to 2.7x over random placement,
 # 1.2-2.5x over Megatron in the other cases (yuan2022_scenarios.md).
+# A planner (or the 8x8 plan) without a feasible plan keeps its row with
+# feasible 0 and the reason in `error`; a speedup involving it is left empty
+# and the report says which side is infeasible and why, never a ratio.
 ID=E1
 TITLE="DT-FM's five network scenarios: all planners"
 QUESTION="On the five network scenarios of DT-FM (64 V100, GPT3-XL), does DT-FM's scheduler beat random and default (Megatron) placement, with the largest gains world-wide, and where does the memetic planner stand?"
@@ -33,6 +36,26 @@ else
     E1_CASES="1 2 3 4 5"; E1_SEEDS=2; E1_EXTRA=""
 fi
 STEPS=$(( 2 * $(echo $E1_CASES | wc -w) ))
+
+# awk rules for `csvq ... "$OUT/E1.csv" OTHER.csv`: E1.csv's rows fill
+# bad[case, planner] with why that planner has no feasible plan in that case
+# (the first clause of its error, without the planner's name in front or "|"
+# for markdown tables); then
+# ratio(s, case, a, a_name, b, b_name, long) prints the speedup s = t(a) / t(b)
+# or, when it is empty, which side is infeasible (with why when long).
+E1_BAD_AWK='
+    FILENAME ~ /E1\.csv$/ { if (v("feasible") != 1) bad[v("case"), v("planner")] = e1why(v("error"), v("planner")); next }
+    function e1why(e, p) {
+        if (index(e, p ": ") == 1) e = substr(e, length(p) + 3)
+        sub(/; .*/, "", e); gsub(/\|/, "/", e)
+        if (length(e) > 120) e = substr(e, 1, 117) "..."
+        return e == "" ? "no plan" : e }
+    function ratio(s, c, a, an, b, bn, long) {
+        if (s != "") return sprintf("%.2fx", s)
+        if ((c, b) in bad) return bn " infeasible" (long ? " (" bad[c, b] ")" : "")
+        if (a != "" && (c, a) in bad) return an " infeasible" (long ? " (" bad[c, a] ")" : "")
+        return "-" }
+'
 
 # e1_rank_plan TOPO: 8 x 8 rank-order plan (GPUs in file order, 3 layers a stage)
 e1_rank_plan() {
@@ -53,6 +76,24 @@ e1_rank_plan() {
           print " ] }" }'
 }
 
+# e1_m8_row CASE: the compare-columns row (CMP_COLS) of the 8x8 plan in
+# $WORK/m8.json, replayed; when `simulate` refuses it (e.g. a stage does not
+# fit a 16 GB V100) a row with feasible 0 and simulate's reason instead.
+E1_M8_NOTE="rank order, PP 8 x DP 8, uniform layers, 1F1B, ring sync"
+e1_m8_row() {
+    rm -f "$WORK/s.json"
+    if simj "$WORK/s.json" -t "topologies/yuan2022/case$1.json" -m gpt3-xl --batch 1024 \
+           --recompute full -p "$WORK/m8.json" 2>"$WORK/s.err"; then
+        set -- "$1" $(jget "$WORK/s.json" iteration_time_s energy_j energy_j_per_token tokens_per_s carbon_g usd gpus_used)
+        echo "$1,time,megatron-8x8,1,1,1,1,$8,8,8,$2,$2,$2,$3,$3,$3,$4,$5,$6,$7,0,$2,,,\"\",\"$E1_M8_NOTE\""
+    else
+        # the reason without "error: " and the scratch path of the plan file
+        _why=$(sed -n 's/^error: //p' "$WORK/s.err" | head -n 1 | sed 's|^[^ ]*m8\.json: ||; s/"/""/g')
+        printf '%s,time,megatron-8x8,1,0,1,0,,,,,,,,,,,,,,0,,,,"%s","%s"\n' "$1" \
+            "${_why:-simulate failed}" "$E1_M8_NOTE"
+    fi
+}
+
 run() {
     for c in $E1_CASES; do
         step "case $c ($E1_SEEDS seeds)"
@@ -64,16 +105,15 @@ run() {
     for c in $E1_CASES; do
         step "case $c: megatron-8x8"
         e1_rank_plan "topologies/yuan2022/case$c.json" >"$WORK/m8.json"
-        simj "$WORK/s.json" -t "topologies/yuan2022/case$c.json" -m gpt3-xl --batch 1024 \
-            --recompute full -p "$WORK/m8.json"
-        set -- $(jget "$WORK/s.json" iteration_time_s energy_j energy_j_per_token tokens_per_s carbon_g usd gpus_used)
-        # the compare columns (CMP_COLS), one run
-        echo "$c,time,megatron-8x8,1,1,1,1,$7,8,8,$1,$1,$1,$2,$2,$2,$3,$4,$5,$6,0,$1,,,\"\",\"rank order, PP 8 x DP 8, uniform layers, 1F1B, ring sync\"" \
-            >>"$OUT/E1.csv"
+        e1_m8_row "$c" >>"$OUT/E1.csv"
     done
-    # speedups per case (mean iteration times)
+    # speedups per case (mean iteration times); a ratio only between two
+    # feasible rows with a positive time, else empty (never a division by a
+    # missing value); every case gets a line
     csvq '
-        v("feasible") == 1 { t[v("case"), v("planner")] = v("iteration_time_s") + 0; cs[v("case")] = 1 }
+        { cs[v("case")] = 1 }
+        v("feasible") == 1 && isnum(v("iteration_time_s")) && v("iteration_time_s") + 0 > 0 {
+            t[v("case"), v("planner")] = v("iteration_time_s") + 0 }
         END {
           print "case,dtfm_vs_megatron8x8,dtfm_vs_megatron,dtfm_vs_megatron_random,dtfm_vs_random,memetic_vs_dtfm,memetic_vs_best_baseline,best_baseline"
           for (c in cs) {
@@ -113,14 +153,22 @@ EOF
     echo "a grid search over TP x PP x DP, a stronger opponent than the paper's:"
     echo
     csvq -v p5="$(pub E1 dtfm_vs_megatron_case5)" -v pr="$(pub E1 dtfm_vs_random_max)" \
-         -v lo="$(pub E1 dtfm_vs_megatron_other_lo)" -v hi="$(pub E1 dtfm_vs_megatron_other_hi)" '
+         -v lo="$(pub E1 dtfm_vs_megatron_other_lo)" -v hi="$(pub E1 dtfm_vs_megatron_other_hi)" "$E1_BAD_AWK"'
         BEGIN { print "| case | DT-FM vs Megatron 8x8 | published | DT-FM vs megatron (grid) | DT-FM vs megatron-random | DT-FM vs random planner | published (vs random) | memetic vs DT-FM | memetic vs best other (which) |"
                 print "|---|---|---|---|---|---|---|---|---|" }
-        { c = v("case"); printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s (%s) |\n", c, x(v("dtfm_vs_megatron8x8")),
-              c == 5 ? p5 "x" : lo "-" hi "x", x(v("dtfm_vs_megatron")), x(v("dtfm_vs_megatron_random")), x(v("dtfm_vs_random")), "up to " pr "x",
-              x(v("memetic_vs_dtfm")), x(v("memetic_vs_best_baseline")), v("best_baseline") }
-        function x(s) { return s == "" ? "-" : sprintf("%.2fx", s) }' "$OUT/E1-speedup.csv"
+        { c = v("case"); printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s (%s) |\n", c,
+              ratio(v("dtfm_vs_megatron8x8"), c, "megatron-8x8", "Megatron 8x8", "dtfm", "DT-FM", 0),
+              c == 5 ? p5 "x" : lo "-" hi "x",
+              ratio(v("dtfm_vs_megatron"), c, "megatron", "megatron", "dtfm", "DT-FM", 0),
+              ratio(v("dtfm_vs_megatron_random"), c, "megatron-random", "megatron-random", "dtfm", "DT-FM", 0),
+              ratio(v("dtfm_vs_random"), c, "random", "random", "dtfm", "DT-FM", 0), "up to " pr "x",
+              ratio(v("memetic_vs_dtfm"), c, "dtfm", "DT-FM", "memetic", "memetic", 0),
+              ratio(v("memetic_vs_best_baseline"), c, "", "", "memetic", "memetic", 0), v("best_baseline") }' \
+        "$OUT/E1.csv" "$OUT/E1-speedup.csv"
     echo
+    _bad=$(csvq "$E1_BAD_AWK"'END { for (k in bad) { split(k, q, SUBSEP); printf "* case %s, %s: %s\n", q[1], q[2], bad[k] } }' \
+        "$OUT/E1.csv" | sort)
+    [ -z "$_bad" ] || printf 'Without a feasible plan (no speedup is computed against them):\n\n%s\n\n' "$_bad"
     csvq -v p5="$(pub E1 dtfm_vs_megatron_case5)" -v pr="$(pub E1 dtfm_vs_random_max)" \
          -v lo="$(pub E1 dtfm_vs_megatron_other_lo)" -v hi="$(pub E1 dtfm_vs_megatron_other_hi)" '
         { c = v("case") + 0; m = v("dtfm_vs_megatron8x8"); g = v("dtfm_vs_megatron"); r = v("dtfm_vs_megatron_random"); q = v("dtfm_vs_random")
@@ -128,27 +176,47 @@ EOF
                          if (c != 5) { if (m + 0 < mlo || mlo == "") mlo = m + 0; if (m + 0 > mhi) mhi = m + 0 } }
           if (g != "") { ng++; if (g + 0 > 1.0001) beatg++; gs[c] = g + 0 }
           if (r != "") { nr++; if (r + 0 > 1.0001) beatr++; if (r + 0 > mr) mr = r + 0 }
-          if (q != "" && q + 0 > mq) mq = q + 0
+          if (q != "") { nq++; if (q + 0 > mq) mq = q + 0 }
           mm = v("memetic_vs_best_baseline"); if (mm != "") { nm++; if (mm + 0 >= 0.9999) mwin++ } }
+        # every figure below is printed only when there are rows to compute it from
         END {
           geo = (bc >= 4)
           vd = (n > 0 && beat == n && beatr == nr && geo) ? "reproduced" : (n > 0 && geo && beat > 0 ? "worse" : "not comparable")
-          printf "**Verdict: %s.** Against Megatron in DT-FM'"'"'s PP 8 x DP 8 rank-order shape, DT-FM is faster in %d of %d cases", vd, beat, n
-          if (lose != "") printf " (not in case %s)", lose
-          printf "; its gain is largest in case %d", bc
-          if (5 in sp) printf " (world-wide: %.2fx against the published %sx)", sp[5], p5
-          if (mhi > 0) printf " and %.2fx-%.2fx in the other cases against the published %s-%sx", mlo, mhi, lo, hi
-          printf ". Random placements lose to DT-FM in %d of %d cases (up to %.2fx for the Megatron grid on a random placement, %.2fx for our random planner, against the published up to %sx). ", beatr, nr, mr, mq, pr
-          printf "Our grid-searched Megatron is a stronger opponent: DT-FM beats it in %d of %d cases", beatg, ng
-          if (5 in gs) printf " (%.2fx world-wide)", gs[5]
-          printf "; in one data center it can use tensor parallelism inside the 8-GPU nodes, which DT-FM'"'"'s fixed 8 x 8 GPipe grid cannot. "
+          printf "**Verdict: %s.** ", vd
+          if (n) {
+            printf "Against Megatron in DT-FM'"'"'s PP 8 x DP 8 rank-order shape, DT-FM is faster in %d of %d cases", beat, n
+            if (lose != "") printf " (not in case %s)", lose
+            printf "; its gain is largest in case %d", bc
+            if (5 in sp) printf " (world-wide: %.2fx against the published %sx)", sp[5], p5
+            if (mhi > 0) printf " and %.2fx-%.2fx in the other cases against the published %s-%sx", mlo, mhi, lo, hi
+            printf ". "
+          } else printf "No case has feasible plans of both DT-FM and Megatron in DT-FM'"'"'s PP 8 x DP 8 rank-order shape, so the published comparison cannot be made (see above). "
+          if (nr) {
+            printf "Random placements lose to DT-FM in %d of %d cases (up to %.2fx for the Megatron grid on a random placement", beatr, nr, mr
+            if (nq) printf ", %.2fx for our random planner", mq
+            printf ", against the published up to %sx). ", pr
+          } else if (nq) printf "Our random planner is up to %.2fx slower than DT-FM (published: up to %sx over random placement). ", mq, pr
+          if (ng) {
+            printf "Our grid-searched Megatron is a stronger opponent: DT-FM beats it in %d of %d cases", beatg, ng
+            if (5 in gs) printf " (%.2fx world-wide)", gs[5]
+            printf "; in one data center it can use tensor parallelism inside the 8-GPU nodes, which DT-FM'"'"'s fixed 8 x 8 GPipe grid cannot. "
+          }
           if (nm) printf "The memetic planner is at least as fast as every other planner in %d of %d cases.", mwin, nm
           if (Q == 1) printf " (QUICK run: cases 1 and 5, one seed, a 3 s budget per planner run.)"
           printf "\n\n" }' "$OUT/E1-speedup.csv"
 }
 
+# The headline cell names what is infeasible (and why) instead of a ratio.
 headline() {
-    csvq -v p5="$(pub E1 dtfm_vs_megatron_case5)" '
-        v("case") == 5 { printf "| DT-FM over Megatron, world-wide | Yuan case 5, 64 V100, GPT3-XL | %.2fx over Megatron 8x8, %.2fx over our grid-searched Megatron (memetic vs DT-FM: %.2fx) | %sx | E1-speedup.csv |\n", v("dtfm_vs_megatron8x8"), v("dtfm_vs_megatron"), v("memetic_vs_dtfm"), p5 }' \
-        "$OUT/E1-speedup.csv"
+    csvq -v p5="$(pub E1 dtfm_vs_megatron_case5)" "$E1_BAD_AWK"'
+        v("case") == 5 {
+          if ((5, "dtfm") in bad) cell = "DT-FM infeasible (" bad[5, "dtfm"] "): no speedup"
+          else cell = over(v("dtfm_vs_megatron8x8"), "megatron-8x8", "Megatron 8x8") ", " \
+                      over(v("dtfm_vs_megatron"), "megatron", "our grid-searched Megatron") \
+                      " (memetic vs DT-FM: " ratio(v("memetic_vs_dtfm"), 5, "dtfm", "DT-FM", "memetic", "memetic", 1) ")"
+          printf "| DT-FM over Megatron, world-wide | Yuan case 5, 64 V100, GPT3-XL | %s | %sx | E1-speedup.csv |\n", cell, p5 }
+        function over(s, p, name) {
+          if (s != "") return sprintf("%.2fx over %s", s, name)
+          return ((5, p) in bad) ? name " infeasible (" bad[5, p] ")" : "no " name " result" }' \
+        "$OUT/E1.csv" "$OUT/E1-speedup.csv"
 }

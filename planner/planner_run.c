@@ -1,0 +1,81 @@
+/* planner_run.c — one planner run plus its replay, shared by `compare` and
+ * `study` (see planner_run.h). */
+#include "planner_run.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+double planner_run_clock(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void plan_shape(const plan *p, planner_run *r)
+{
+    r->pipes = p->npipes;
+    r->smin = r->smax = p->npipes ? plan_physical_stages(p, 0) : 0;
+    for (int i = 1; i < p->npipes; i++) {
+        int s = plan_physical_stages(p, i);
+        r->smin = s < r->smin ? s : r->smin;
+        r->smax = s > r->smax ? s : r->smax;
+    }
+    r->gpus = plan_gpus_used(p);
+}
+
+static void replay(const topology *t, const job *j, const plan *p, uint64_t seed,
+                   int wan_policy, planner_run *r)
+{
+    sim_options so;
+    sim_options_default(&so);
+    so.iterations = j->iterations;
+    so.seed = seed;
+    so.wan_policy = wan_policy;
+    gt_err e = {{0}};
+    if (simulate_plan(t, j, p, &so, &r->sim, &e)) {
+        r->status = PLANNER_RUN_REPLAY_FAILED;
+        snprintf(r->err, sizeof r->err, "the plan does not replay: %s", e.msg);
+    } else {
+        r->status = PLANNER_RUN_OK;
+    }
+}
+
+void planner_run_replay(const planner_def *d, const topology *t, const job *j,
+                        const planner_opts *o, int wan_policy, planner_run *r, plan *keep)
+{
+    memset(r, 0, sizeof *r);
+    plan p;
+    memset(&p, 0, sizeof p);
+    gt_err e = {{0}};
+    double t0 = planner_run_clock();
+    int rc = d->run(t, j, o, &p, &r->st, &e);
+    r->plan_s = planner_run_clock() - t0;
+    /* read now: a stop that comes during the replay leaves the plan whole */
+    r->stopped = o->stop && *o->stop;
+    if (rc) {
+        r->status = PLANNER_RUN_INFEASIBLE;
+        snprintf(r->err, sizeof r->err, "%s", e.msg[0] ? e.msg : "no plan");
+    } else {
+        plan_shape(&p, r);
+        replay(t, j, &p, o->seed, wan_policy, r);
+    }
+    if (keep)
+        *keep = p;
+    else
+        plan_free(&p);
+}
+
+void planner_run_names(char *buf, size_t cap, int per_line, int indent)
+{
+    int n;
+    const planner_def *all = planner_all(&n);
+    size_t at = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n && at < cap; i++) {
+        int k = i % per_line ? snprintf(buf + at, cap - at, " %s", all[i].name)
+                             : snprintf(buf + at, cap - at, "\n%*s%s", indent, "", all[i].name);
+        at += k > 0 ? (size_t)k : 0;
+    }
+}
