@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "partition_dp.h"
+#include "tp_view.h"
 #include "sim/cost.h"
 #include "sim/estimator.h"
 #include "sim/simulator.h"
@@ -110,6 +111,7 @@ int enc_problem_init(enc_problem *pr, const topology *t, const job *j, const enc
     pr->j = j;
     if (cfg)
         pr->cfg = *cfg;
+    pr->real = pr->cfg.tp ? pr->cfg.tp->real : t;
     pr->N = t->ngpus;
     pr->L = j->model.layers;
     pr->ntypes = t->ntypes;
@@ -579,6 +581,8 @@ int enc_to_plan(const enc_problem *pr, const genome *g, const char *planner,
             s->gpus[0] = g->perm[d * g->S + k];
             s->first = g->first[d * g->S + k];
             s->last = k + 1 < g->S ? g->first[d * g->S + k + 1] - 1 : pr->L - 1;
+            if (pr->cfg.tp) /* the plan runs on the real GPUs of each unit */
+                tp_view_expand_stage(pr->cfg.tp, s);
         }
     }
     return 0;
@@ -594,7 +598,7 @@ int enc_simulate(const enc_problem *pr, const genome *g, const char *planner,
     sim_options so;
     sim_options_default(&so);
     sim_result r;
-    if (simulate_plan(pr->t, pr->j, p, &so, &r, e)) {
+    if (simulate_plan(pr->real, pr->j, p, &so, &r, e)) {
         plan_free(p);
         return -1;
     }
@@ -820,7 +824,7 @@ int enc_estimate(const enc_problem *pr, const genome *g, obj_metrics *m)
     if (enc_to_plan(pr, g, "", "", &p, &e))
         return -1;
     est_summary s;
-    int st = estimate_plan(pr->t, pr->j, &p, &s, &e) == 0 ? 1 : -1;
+    int st = estimate_plan(pr->real, pr->j, &p, &s, &e) == 0 ? 1 : -1;
     plan_free(&p);
     if (st != 1)
         return -1;

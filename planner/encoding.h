@@ -3,7 +3,10 @@
  * genes), its canonical form and its decoding to a plan (DESIGN 8).
  *
  * A genome with shape S x D puts perm[p*S + k] on stage k of pipeline p (one
- * GPU per stage, no tensor parallelism); perm[D*S ..] are the unselected GPUs.
+ * GPU per stage); perm[D*S ..] are the unselected GPUs. For tensor
+ * parallelism the "GPUs" are the units of a tp_view (cfg.tp): pr->t is the
+ * view, pr->real the topology plans run on, and enc_to_plan puts each stage
+ * on its unit's GPUs.
  * Decoding (enc_decode) does three things, none of which calls the
  * estimator:
  *   1. canonical form: pipelines sorted by the classes of their GPUs, and the
@@ -44,13 +47,17 @@
 
 typedef enum { ENC_CUT_DP, ENC_CUT_UNIFORM, ENC_CUT_SPEED } enc_cut_rule;
 
+struct tp_view;
+
 typedef struct enc_cfg {
     enc_cut_rule cuts;   /* DP (LS1) by default; the ablations use the others */
     bool all_gpus;       /* ablation: every plan uses every GPU it can */
+    const struct tp_view *tp; /* search the units of this view (tp_view.h); NULL: GPUs */
 } enc_cfg;
 
 typedef struct enc_problem {
-    const topology *t;
+    const topology *t;   /* what the genome indexes: the GPUs, or a tp_view's units */
+    const topology *real; /* what plans run on (t, or the view's real topology) */
     const job *j;
     enc_cfg cfg;
     int N, L, ntypes;

@@ -11,6 +11,7 @@
 
 #include "sim/cost.h"
 #include "sim/estimator.h"
+#include "tp_view.h"
 
 #define EXACT_BATCH 16      /* points estimated per parallel batch (fixed: determinism) */
 #define EXACT_OPEN 64       /* placements opened per batch */
@@ -903,17 +904,22 @@ typedef struct exact_run {
     bool proved, sim_proved;
 } exact_run;
 
-static int setup(exact_run *x, const topology *t, const job *j, const planner_opts *o,
-                 const char *objtext, gt_err *e)
+static int setup(exact_run *x, const topology *t, const tp_view *v, const job *j,
+                 const planner_opts *o, const char *objtext, gt_err *e)
 {
     memset(x, 0, sizeof *x);
     x->t0 = now_s();
-    if (objective_parse(objtext, &x->obj, e) || enc_problem_init(&x->pr, t, j, NULL, e))
+    enc_cfg c = {ENC_CUT_DP, false, v};
+    if (objective_parse(objtext, &x->obj, e) || enc_problem_init(&x->pr, t, j, &c, e))
         return -1;
     genome ref;
     if (genome_alloc(&ref, x->pr.N))
         return gt_fail(e, "out of memory");
-    int rc = enc_reference(&x->pr, &ref, e);
+    if (enc_reference(&x->pr, &ref, e)) {
+        genome_free(&ref);
+        return 1; /* nothing fits: no plan in this view (e says why) */
+    }
+    int rc = 0;
     obj_metrics m;
     if (!rc && enc_estimate(&x->pr, &ref, &m) != 1)
         rc = gt_fail(e, "the reference plan (fastest GPUs first) could not be estimated");
@@ -977,23 +983,27 @@ static int fastest(exact_run *x, const planner_opts *o, gt_err *e)
     return 0;
 }
 
-int planner_exact(const topology *t, const job *j, const planner_opts *o, plan *out,
-                  planner_stats *st, gt_err *e)
+/* The exact optimum over the GPUs, or over the units of one tensor-parallel
+ * degree (tp_search's callback; ctx is the job). */
+typedef struct exact_ctx {
+    const job *j;
+    gt_err infeasible;   /* why the first view without a feasible plan had none */
+} exact_ctx;
+
+static int exact_degree(void *vctx, const topology *t, const tp_view *v, const planner_opts *o,
+                        plan *out, planner_stats *st, gt_err *e)
 {
+    exact_ctx *c = vctx;
     exact_run x;
-    const char *objtext = o->objective ? o->objective : "time";
-    if (!strcmp(objtext, "pareto")) { /* single-plan interface: the fastest of the front */
-        pareto_front f;
-        if (exact_front(t, j, o, &f, st, e))
-            return -1;
-        *out = f.plans[0];
-        f.plans[0] = (plan){0};
-        pareto_front_free(&f);
-        return 0;
-    }
-    if (setup(&x, t, j, o, objtext, e)) {
+    int s = setup(&x, t, v, c->j, o, o->objective ? o->objective : "time", e);
+    if (s) {
         teardown(&x);
-        return -1;
+        if (s < 0)
+            return -1;
+        if (!c->infeasible.msg[0])
+            c->infeasible = *e;
+        out->npipes = 0;
+        return 0;
     }
     int rc = objective_needs_fastest(&x.obj) ? fastest(&x, o, e) : 0;
     enc_final f;
@@ -1007,13 +1017,37 @@ int planner_exact(const topology *t, const job *j, const planner_opts *o, plan *
     return rc;
 }
 
+int planner_exact(const topology *t, const job *j, const planner_opts *o, plan *out,
+                  planner_stats *st, gt_err *e)
+{
+    const char *objtext = o->objective ? o->objective : "time";
+    if (!strcmp(objtext, "pareto")) { /* single-plan interface: the fastest of the front */
+        pareto_front f;
+        if (exact_front(t, j, o, &f, st, e))
+            return -1;
+        *out = f.plans[0];
+        f.plans[0] = (plan){0};
+        pareto_front_free(&f);
+        return 0;
+    }
+    /* strict: a degree the solver refuses or cannot finish means no proof */
+    exact_ctx c = {j, {""}};
+    if (tp_search(t, j, o, true, exact_degree, &c, out, st, e))
+        return -1;
+    if (out->npipes == 0) {
+        *e = c.infeasible;
+        return -1;
+    }
+    return 0;
+}
+
 int exact_front(const topology *t, const job *j, const planner_opts *o, pareto_front *out,
                 planner_stats *st, gt_err *e)
 {
     exact_run x;
     pareto_archive a;
     memset(out, 0, sizeof *out);
-    if (setup(&x, t, j, o, "pareto", e)) {
+    if (setup(&x, t, NULL, j, o, "pareto", e)) {
         teardown(&x);
         return -1;
     }

@@ -3,7 +3,10 @@
  * Search space: the one of encoding.h (the memetic planner's): GPU
  * selection, shape S x D, placement on the grid, schedule (gpipe, 1f1b),
  * sync (ring, hierarchical, ps) and microbatch size; layers by LS1's DP and
- * microbatches by water-filling, as decoded from the placement.
+ * microbatches by water-filling, as decoded from the placement; and, like
+ * the memetic planner, each tensor-parallel degree over its unit view
+ * (tp_view.h: one search per degree, the best simulated plan wins; a degree
+ * it refuses makes the whole run refuse, since nothing would be proved).
  *
  * Enumeration modulo symmetry: GPUs of one node are interchangeable (same
  * type, same links) and pipelines are unordered, so a placement is a sorted

@@ -12,6 +12,7 @@
 
 #include "islands.h"
 #include "local_search.h"
+#include "tp_view.h"
 #include "sim/estimator.h"
 #include "sim/simulator.h"
 
@@ -805,8 +806,9 @@ static int fastest_phase(search *s, objective *target, objective *sobj, gt_err *
     return survive(s, 0);
 }
 
-int memetic_run(const topology *t, const job *j, const planner_opts *o, const memetic_cfg *cfg,
-                plan *out, planner_stats *st, gt_err *e)
+/* One search on topology t (the GPUs, or the units of cfg->enc.tp). */
+static int run_view(const topology *t, const job *j, const planner_opts *o,
+                    const memetic_cfg *cfg, plan *out, planner_stats *st, gt_err *e)
 {
     enc_problem pr;
     objective obj;
@@ -851,6 +853,32 @@ int memetic_run(const topology *t, const job *j, const planner_opts *o, const me
     return rc;
 }
 
+/* --- tensor-parallel degrees (tp_view.h) ---------------------------------------------- */
+
+typedef struct plain_ctx {
+    const job *j;
+    const memetic_cfg *cfg;
+} plain_ctx;
+
+static int plain_degree(void *vctx, const topology *t, const tp_view *v, const planner_opts *o,
+                        plan *out, planner_stats *st, gt_err *e)
+{
+    const plain_ctx *x = vctx;
+    memetic_cfg c = *x->cfg;
+    c.enc.tp = v;
+    return run_view(t, x->j, o, &c, out, st, e);
+}
+
+int memetic_run(const topology *t, const job *j, const planner_opts *o, const memetic_cfg *cfg,
+                plan *out, planner_stats *st, gt_err *e)
+{
+    memset(out, 0, sizeof *out);
+    plain_ctx ctx = {j, cfg};
+    if (tp_search(t, j, o, false, plain_degree, &ctx, out, st, e))
+        return -1;
+    return out->npipes > 0 ? 0 : gt_fail(e, "no feasible plan found");
+}
+
 /* --- pareto -------------------------------------------------------------------------------- */
 
 int memetic_front(const topology *t, const job *j, const planner_opts *o, pareto_front *out,
@@ -858,7 +886,7 @@ int memetic_front(const topology *t, const job *j, const planner_opts *o, pareto
 {
     static const double W[] = {1.0, 0.8, 0.6, 0.4, 0.2, 0.0};
     const int nw = (int)(sizeof W / sizeof *W);
-    memetic_cfg cfg = {"memetic", {ENC_CUT_DP, false}, true, false};
+    memetic_cfg cfg = {"memetic", {ENC_CUT_DP, false, NULL}, true, false};
     enc_problem pr;
     objective obj;
     genome ref;
@@ -904,11 +932,11 @@ int memetic_front(const topology *t, const job *j, const planner_opts *o, pareto
 /* --- registry entries ------------------------------------------------------------------------ */
 
 static const memetic_cfg CONFIGS[] = {
-    {"memetic", {ENC_CUT_DP, false}, true, false},
-    {"memetic-nols", {ENC_CUT_SPEED, false}, false, false},
-    {"memetic-all-gpus", {ENC_CUT_DP, true}, true, false},
-    {"memetic-uniform", {ENC_CUT_UNIFORM, false}, true, false},
-    {"memetic-plainx", {ENC_CUT_DP, false}, true, true},
+    {"memetic", {ENC_CUT_DP, false, NULL}, true, false},
+    {"memetic-nols", {ENC_CUT_SPEED, false, NULL}, false, false},
+    {"memetic-all-gpus", {ENC_CUT_DP, true, NULL}, true, false},
+    {"memetic-uniform", {ENC_CUT_UNIFORM, false, NULL}, true, false},
+    {"memetic-plainx", {ENC_CUT_DP, false, NULL}, true, true},
 };
 
 const memetic_cfg *memetic_config(const char *planner)
@@ -1075,16 +1103,51 @@ static int island_finish(void *state, plan *out, planner_stats *st, gt_err *e)
     return 0;
 }
 
-int memetic_islands(const gt_par *par, const topology *t, const job *j, const planner_opts *o,
-                    const memetic_cfg *cfg, const island_cfg *icfg, plan *out,
-                    planner_stats *st, island_report *rep, gt_err *e)
+/* The island model for one degree (over_degrees' callback). */
+typedef struct islands_ctx {
+    const gt_par *par;
+    const job *j;
+    const memetic_cfg *cfg;
+    const island_cfg *icfg;
+    island_report *rep;
+} islands_ctx;
+
+static int islands_degree(void *vctx, const topology *t, const tp_view *v, const planner_opts *o,
+                          plan *out, planner_stats *st, gt_err *e)
 {
-    ma_island_ctx ctx = {t, j, o, cfg};
-    int k = icfg->migrants > icfg->final_k ? icfg->migrants : icfg->final_k;
+    islands_ctx *x = vctx;
+    memetic_cfg c = *x->cfg;
+    c.enc.tp = v;
+    ma_island_ctx ctx = {t, x->j, o, &c};
+    island_cfg ic = *x->icfg;
+    if (ic.budget_s > 0)
+        ic.budget_s = o->budget_s; /* the degree's share */
+    int k = ic.migrants > ic.final_k ? ic.migrants : ic.final_k;
     if (k < ISLANDS_DEFAULT_FINAL)
         k = ISLANDS_DEFAULT_FINAL;
     island_ops ops = {&ctx,          island_create, island_evolve,       island_emigrate,
                       island_immigrate, island_best, island_evaluations, island_finish,
                       island_destroy, islands_packet_bytes(k, t->ngpus)};
-    return islands_run(par, &ops, icfg, out, st, rep, e);
+    island_report r;
+    out->npipes = 0;
+    int rc = islands_run(x->par, &ops, &ic, out, st, &r, e);
+    if (!rc && (!x->rep->islands || r.have_plan))
+        *x->rep = r;
+    return rc;
+}
+
+int memetic_islands(const gt_par *par, const topology *t, const job *j, const planner_opts *o,
+                    const memetic_cfg *cfg, const island_cfg *icfg, plan *out,
+                    planner_stats *st, island_report *rep, gt_err *e)
+{
+    memset(rep, 0, sizeof *rep);
+    memset(out, 0, sizeof *out);
+    islands_ctx x = {par, j, cfg, icfg, rep};
+    planner_opts od = *o;
+    if (icfg->budget_s > 0)
+        od.budget_s = icfg->budget_s;
+    if (tp_search(t, j, &od, false, islands_degree, &x, out, st, e))
+        return -1;
+    rep->have_plan = out->npipes > 0;
+    return 0;
 }

@@ -20,6 +20,8 @@
 #include "planner/memetic.h"
 #include "planner/objective.h"
 #include "planner/planner.h"
+#include "planner/tp_view.h"
+#include "planner/baselines/baselines.h"
 #include "sim/jsonio.h"
 #include <signal.h>
 #include <jansson.h>
@@ -293,6 +295,75 @@ static void islands_one_is_plain(void **state)
     topo_free(&t);
 }
 
+/* --- tensor parallelism (tp_view.h) ----------------------------------------------------------- */
+
+static const char *V100_NODE =
+    "{\"name\":\"v100-node\",\"sites\":[{\"id\":\"s\",\"nodes\":["
+    "{\"gpu\":\"v100_sxm2_16gb\",\"count\":8,\"nic_gbps\":25},"
+    "{\"gpu\":\"v100_sxm2_16gb\",\"count\":3,\"nic_gbps\":25}],"
+    "\"lan\":{\"gbps\":25,\"latency_ms\":0.05}}],\"links\":[]}";
+
+/* The unit view: 8/4 + 3/4 = 2 units of degree 4, each 4 consecutive GPUs of
+ * one node with 4x the memory and FLOP/s; degrees 1, 2, 4, 8 (16 > the
+ * biggest node). */
+static void tp_view_units(void **state)
+{
+    (void)state;
+    topology t;
+    gt_err e;
+    assert_int_equal(topo_parse(&t, "v100-node", V100_NODE, strlen(V100_NODE), NULL, &e), 0);
+    model_spec m;
+    assert_int_equal(model_resolve("gpt3-xl", &m, &e), 0);
+    int deg[8];
+    assert_int_equal(tp_degrees(&t, &m, deg, 8), 4);
+    assert_int_equal(deg[3], 8);
+    tp_view v;
+    assert_int_equal(tp_view_build(&v, &t, 4, &e), 0);
+    assert_int_equal(v.t.ngpus, 2);
+    assert_int_equal(v.t.nodes[1].ngpus, 0);
+    assert_true(topo_gpu_type(&v.t, 1)->mem_bytes == 4 * topo_gpu_type(&t, 0)->mem_bytes);
+    plan_stage s = {1, {1}, 0, 0};
+    tp_view_expand_stage(&v, &s);
+    assert_int_equal(s.ngpus, 4);
+    for (int x = 0; x < 4; x++) {
+        assert_int_equal(s.gpus[x], 4 + x);
+        assert_int_equal(t.gpus[s.gpus[x]].node, 0);
+    }
+    tp_view_free(&v);
+    topo_free(&t);
+}
+
+static const char *V100_8 =
+    "{\"name\":\"v100-8\",\"sites\":[{\"id\":\"s\",\"nodes\":["
+    "{\"gpu\":\"v100_sxm2_16gb\",\"count\":8,\"nic_gbps\":25}],"
+    "\"lan\":{\"gbps\":25,\"latency_ms\":0.05}}],\"links\":[]}";
+
+/* On one node of 16 GB V100s GPT-3 XL does not fit a GPU; Megatron splits
+ * layers by tensor parallelism too. The memetic planner searches the same
+ * degrees, so it must be no slower, and every plan it writes is valid. */
+static void tensor_parallel_no_worse_than_megatron(void **state)
+{
+    (void)state;
+    topology t;
+    gt_err e;
+    assert_int_equal(topo_parse(&t, "v100-8", V100_8, strlen(V100_8), NULL, &e), 0);
+    model_spec m;
+    assert_int_equal(model_resolve("gpt3-xl", &m, &e), 0);
+    job j;
+    job_defaults(&j, &m);
+    j.batch = 32;
+    planner_opts opts = {"time", 1, 0, TEST_GENS, 1, false, 0, NULL};
+    plan pm, pg;
+    planner_stats sm, sg;
+    assert_int_equal(planner_memetic(&t, &j, &opts, &pm, &sm, &e), 0);
+    assert_int_equal(planner_megatron(&t, &j, &opts, &pg, &sg, &e), 0);
+    check_plan(&t, &j, &pm);
+    assert_true(sm.objective_value <= sg.objective_value * (1 + 1e-9));
+    plan_free(&pm);
+    plan_free(&pg);
+    topo_free(&t);
+}
+
 /* --- what a slow GPU and the energy objective do ----------------------------------------------- */
 
 static const char *SLOW_T4 =
@@ -523,6 +594,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(memetic_finds_exact),
         cmocka_unit_test(islands_one_is_plain),
+        cmocka_unit_test(tp_view_units),
+        cmocka_unit_test(tensor_parallel_no_worse_than_megatron),
         cmocka_unit_test(same_plan_any_threads),
         cmocka_unit_test(slow_gpu_left_out),
         cmocka_unit_test(energy_uses_fewer_or_greener),
