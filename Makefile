@@ -46,7 +46,7 @@ BENCH_SRC:= $(sort $(wildcard tests/bench_*.c))
 BENCH_BIN:= $(BENCH_SRC:tests/%.c=$(BUILD)/tests/%)
 DEPS_OK  := $(BUILD)/.deps-ok
 
-.PHONY: all deps test test-unit test-asan test-clang build-asan/geotrain-asan-tests bench experiments plots install clean memcheck fuzz
+.PHONY: all deps test test-unit test-asan test-clang test-mpi test-mpi-if-built build-asan/geotrain-asan-tests bench experiments plots install clean memcheck fuzz
 
 all: $(BIN)
 
@@ -72,7 +72,18 @@ $(BUILD)/tests/%: tests/%.c $(LIB) tests/testutil.h
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(shell pkg-config --cflags cmocka) -o $@ $< $(LIB) \
 	    $(shell pkg-config --libs cmocka) $(LDLIBS)
 
-test: test-unit test-asan test-clang
+test: test-unit test-asan test-clang test-mpi-if-built
+
+# The MPI checks (tests/mpi_test.sh: study and plan --islands on 2 ranks =
+# one process) need `make MPI=1` and Open MPI; `make test` runs them when
+# that build exists, `make test-mpi` always (it builds build-mpi first).
+test-mpi:
+	@sh tests/mpi_test.sh
+
+test-mpi-if-built:
+	@if [ -x build-mpi/geotrain ] && command -v mpirun >/dev/null 2>&1; then \
+	    echo "== MPI (build-mpi exists) =="; sh tests/mpi_test.sh; \
+	else echo "no MPI build (make MPI=1): skipping the MPI checks (make test-mpi)"; fi
 
 # Warnings are errors with both compilers: build everything with clang too.
 test-clang: $(DEPS_OK)

@@ -220,6 +220,62 @@ int enc_set_grid(const enc_problem *pr, genome *g, const int *grid, int S, int D
     return 0;
 }
 
+/* The search-space index of a plan stage's GPUs: the GPU itself, or under a
+ * tp_view the unit whose tp GPUs these are, in order; -1 if neither. */
+static int stage_cell(const enc_problem *pr, const plan_stage *st)
+{
+    const tp_view *v = pr->cfg.tp;
+    if (!v)
+        return st->ngpus == 1 ? st->gpus[0] : -1;
+    if (st->ngpus != v->tp)
+        return -1;
+    for (int u = 0; u < pr->N; u++)
+        if (v->unit_gpu[u] == st->gpus[0]) {
+            for (int x = 1; x < v->tp; x++)
+                if (st->gpus[x] != st->gpus[0] + x)
+                    return -1;
+            return u;
+        }
+    return -1;
+}
+
+int enc_from_plan(const enc_problem *pr, const plan *p, genome *g)
+{
+    int D = p->npipes, S = D > 0 ? p->pipes[0].nstages : 0, bi = -1;
+    for (int i = 0; i < pr->nb; i++)
+        if (pr->bval[i] == p->microbatch_size)
+            bi = i;
+    if (D < 1 || S < 1 || bi < 0 || p->schedule == SCHED_INTERLEAVED ||
+        !enc_shape_ok(pr, S, D, bi))
+        return -1;
+    int *grid = malloc(sizeof(int) * (size_t)(S * D));
+    char *seen = calloc((size_t)pr->N, 1);
+    int rc = grid && seen ? 0 : -1;
+    for (int d = 0; d < D && !rc; d++) {
+        if (p->pipes[d].nstages != S) {
+            rc = -1;
+            break;
+        }
+        for (int k = 0; k < S && !rc; k++) {
+            int c = stage_cell(pr, &p->pipes[d].stages[k]);
+            rc = c < 0 || seen[c] ? -1 : 0;
+            if (!rc) {
+                seen[c] = 1;
+                grid[d * S + k] = c;
+            }
+        }
+    }
+    if (!rc) {
+        g->bi = bi;
+        g->sched = p->schedule;
+        g->sync = p->sync;
+        rc = enc_set_grid(pr, g, grid, S, D);
+    }
+    free(grid);
+    free(seen);
+    return rc;
+}
+
 int enc_reshape(const enc_problem *pr, genome *g, int S2, int D2, bool by_stage)
 {
     int S = g->S, D = g->D, n = S2 * D2;

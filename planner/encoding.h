@@ -102,6 +102,12 @@ bool genome_same(const genome *a, const genome *b);
 /* Set the grid (S x D distinct GPUs, row-major) and put every other GPU,
  * ascending, in the unselected tail. */
 int enc_set_grid(const enc_problem *pr, genome *g, const int *grid, int S, int D);
+/* The genome of a plan (another planner's, say) when the search space holds
+ * it: equal stage counts, one GPU per stage (or one unit of pr's tp_view),
+ * each used once, gpipe or 1f1b, a searched microbatch size. Cuts and
+ * microbatches are left to enc_decode. Returns 0, or -1 when it does not fit
+ * the space. */
+int enc_from_plan(const enc_problem *pr, const plan *p, genome *g);
 /* Re-slice the placed GPUs into S2 x D2 (S2*D2 <= S*D): read the grid
  * row-major (by pipeline) or column-major (by stage) and fill the new one the
  * same way; the GPUs left over become unselected. */

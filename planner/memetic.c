@@ -523,6 +523,31 @@ static int add_seed(search *s, int *n, seed_kind kind, int S, int D, sched_kind 
     return 0;
 }
 
+/* The plans of the fast baselines, where the search space holds them (same
+ * stage count in every pipeline, one GPU or unit per stage): the search then
+ * starts from what they know, and with the seeds among the finalists the
+ * memetic planner replays them too. (An addition to DESIGN 8's seeds.) */
+static void add_baseline_seeds(search *s, int *n)
+{
+    static const char *const names[] = {"metis", "greedy", "megatron", "atlas"};
+    const enc_problem *pr = s->pr;
+    planner_opts o = *s->o;
+    o.progress = false;
+    o.budget_s = 0;
+    o.generations = 0;
+    for (size_t i = 0; i < sizeof names / sizeof *names && *n < s->P; i++) {
+        const planner_def *d = planner_find(names[i]);
+        plan p;
+        planner_stats st;
+        gt_err e;
+        if (!d || d->run(pr->real, pr->j, &o, &p, &st, &e))
+            continue;
+        if (enc_from_plan(pr, &p, &s->pop[*n]) == 0)
+            (*n)++;
+        plan_free(&p);
+    }
+}
+
 /* DESIGN 8's seeds in a few shapes, with the reference plan first. */
 static int seed_population(search *s, const genome *ref)
 {
@@ -548,6 +573,8 @@ static int seed_population(search *s, const genome *ref)
     for (int r = 0; r < 3 && n < s->P; r++) /* the strongest sites, each on its own */
         if (enc_seed_site(pr, r, SCHED_1F1B, SYNC_RING, ref->bi, &s->pop[n]) == 0)
             n++;
+    if (!pr->cfg.all_gpus)
+        add_baseline_seeds(s, &n);
     int nseeds = n;
     for (int i = n; i < s->P; i++) {
         gsl_rng_set(s->rng[0], stream_seed(s->o->seed, 0, i));
@@ -873,6 +900,8 @@ int memetic_run(const topology *t, const job *j, const planner_opts *o, const me
                 plan *out, planner_stats *st, gt_err *e)
 {
     memset(out, 0, sizeof *out);
+    if (cfg->enc.tp) /* already a unit view: search it as it is */
+        return run_view(t, j, o, cfg, out, st, e);
     plain_ctx ctx = {j, cfg};
     if (tp_search(t, j, o, false, plain_degree, &ctx, out, st, e))
         return -1;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "objective.h"
+#include "sim/cost.h"
 
 int tp_degrees(const topology *t, const model_spec *m, int *out, int cap)
 {
@@ -20,12 +21,16 @@ int tp_degrees(const topology *t, const model_spec *m, int *out, int cap)
 }
 
 /* tp GPUs acting as one: tp x the work per second, memory and power. The
- * intra-node link stays (units of one node talk over the same links). */
+ * intra-node link stays (units of one node talk over the same links).
+ * Memory: a tp-way stage needs (state + activations) / tp plus the runtime
+ * overhead on each GPU (cost_stage_memory), so the unit holds tp x the
+ * memory less (tp - 1) overheads and the decoder's check (everything +
+ * one overhead <= the unit's memory) is the real one. */
 static gpu_type unit_type(const gpu_type *g, int tp)
 {
     gpu_type u = *g;
     snprintf(u.id, sizeof u.id, "%.24sx%d", g->id, tp);
-    u.mem_bytes *= tp;
+    u.mem_bytes = tp * g->mem_bytes - (tp - 1) * COST_RUNTIME_OVERHEAD_BYTES;
     u.mem_bw *= tp;
     u.peak_flops *= tp;
     u.tdp_w *= tp;

@@ -6,7 +6,8 @@
 # (so activations count). Planners: memetic, memetic-uniform (uniform layer
 # cuts), megatron (uniform layers, rank order), dtfm (uniform layers, GPipe),
 # metis (balanced layers), atlas, greedy; seed 1 (QUICK: a 3 s budget per
-# run). Measured: feasible or not (and why), iteration time, GPUs and stages
+# run). The memetic planners, megatron, metis and atlas may use tensor
+# parallelism inside a node; dtfm and greedy never do. Measured: feasible or not (and why), iteration time, GPUs and stages
 # chosen; the training state from `geotrain model show`. Published: memory
 # binds as models grow; uniform splits run out of memory.
 ID=E8
@@ -67,8 +68,9 @@ section() {
           if (f[m, p] && v("stages") * v("pipelines") > 0 && v("gpus_used") + 0 > v("stages") * v("pipelines")) { tpu[p] = 1; tp[m] = tp[m] (tp[m] ? ", " : "") p } }
         END {
           for (i = 1; i <= np; i++) { p = po[i]; ff[p] = 0; for (j = 1; j <= nm; j++) if (!f[mo[j], p]) { ff[p] = j; break } }
-          # uniform layer splits without tensor parallelism vs the planners that split unevenly
-          nu = split("memetic-uniform dtfm", U, " "); nn = split("memetic metis greedy atlas", N, " ")
+          # among the planners that never use tensor parallelism here: uniform splits
+          # (dtfm) against uneven ones (greedy); the others add TP inside a node
+          nu = split("dtfm", U, " "); nn = split("greedy", N, " ")
           fu = nm + 1; for (i = 1; i <= nu; i++) if (U[i] in ff && ff[U[i]] && ff[U[i]] < fu) fu = ff[U[i]]
           fn = nm + 1; for (i = 1; i <= nn; i++) if (N[i] in ff && ff[N[i]] && ff[N[i]] < fn) fn = ff[N[i]]
           binds = (ok[mo[nm]] < ok[mo[1]])
@@ -76,10 +78,12 @@ section() {
           printf "**Verdict: %s.** Memory binds: %d of %d planners find a plan for %s, %d for %s. ", good ? "reproduced" : "worse", ok[mo[1]], np, mo[1], ok[mo[nm]], mo[nm]
           printf "First model without a plan, per planner:"
           for (i = 1; i <= np; i++) { p = po[i]; printf " %s %s;", p, ff[p] ? mo[ff[p]] : "none" }
-          printf " Uniform layer splits without tensor parallelism (memetic-uniform, dtfm) fail %s the uneven splits (memetic, metis, greedy, atlas)", fu < fn ? "before" : (fu == fn ? "together with" : "after")
+          printf " Without tensor parallelism, DT-FM'"'"'s uniform split fails %s the uneven split of greedy", fu < fn ? "before" : (fu == fn ? "together with" : "after")
+          tl = ""; for (i = 1; i <= np; i++) if (po[i] in tpu) tl = tl (tl ? ", " : "") po[i]
+          if (tl != "") printf "; the planners that put tensor parallelism inside a node on some size (%s) split a stage'"'"'s memory over its GPUs", tl
           printf ". "
-          if (("megatron" in ff) && ff["megatron"] == 0 && ("megatron" in tpu)) printf "Megatron'"'"'s uniform split survives every size because it adds tensor parallelism. "
-          if (!f[mo[nm], "memetic"] && tp[mo[nm]] != "") printf "The memetic planner %s: at %s every feasible plan (%s) uses tensor parallelism inside a node (more GPUs than stages x pipelines), which the memetic planner does not use in these runs. ", (ff["memetic"] && ff["memetic"] <= fn) ? "is the first uneven splitter to run out of memory" : "finds no plan for the largest model", mo[nm], tp[mo[nm]]
+          if (tp[mo[nm]] != "") printf "At %s the feasible plans with tensor parallelism are: %s. ", mo[nm], tp[mo[nm]]
+          if (!f[mo[nm], "memetic"]) printf "The memetic planner finds no plan for the largest model. "
           printf "\n\n" }
         function idx(m,   j) { for (j = 1; j <= nm; j++) if (mo[j] == m) return j; return 0 }' "$OUT/E8.csv"
 }
