@@ -523,29 +523,47 @@ static int add_seed(search *s, int *n, seed_kind kind, int S, int D, sched_kind 
     return 0;
 }
 
-/* The plans of the fast baselines, where the search space holds them (same
- * stage count in every pipeline, one GPU or unit per stage): the search then
+/* The plans of the fast baselines (memetic_run runs them once for every
+ * tensor-parallel degree), where the search space holds them (same stage
+ * count in every pipeline, one GPU or unit per stage): the search then
  * starts from what they know, and with the seeds among the finalists the
  * memetic planner replays them too. (An addition to DESIGN 8's seeds.) */
 static void add_baseline_seeds(search *s, int *n)
 {
+    for (int i = 0; i < s->cfg->nseed_plans && *n < s->P; i++)
+        if (enc_from_plan(s->pr, &s->cfg->seed_plans[i], &s->pop[*n]) == 0)
+            (*n)++;
+}
+
+#define MA_SEED_SHARE 0.25 /* most of a time budget the baseline seeds may take */
+
+/* Runs the baselines whose plans seed the search (on the real topology),
+ * within a quarter of the time budget; *n plans in *out (malloc'd). */
+static int baseline_plans(const topology *t, const job *j, const planner_opts *o, plan **out,
+                          int *n)
+{
     static const char *const names[] = {"metis", "greedy", "megatron", "atlas"};
-    const enc_problem *pr = s->pr;
-    planner_opts o = *s->o;
-    o.progress = false;
-    o.budget_s = 0;
-    o.generations = 0;
-    for (size_t i = 0; i < sizeof names / sizeof *names && *n < s->P; i++) {
+    const int nn = (int)(sizeof names / sizeof *names);
+    *n = 0;
+    *out = calloc((size_t)nn, sizeof **out);
+    if (!*out)
+        return -1;
+    planner_opts bo = *o;
+    bo.progress = false;
+    bo.budget_s = 0;
+    bo.generations = 0;
+    double t0 = now_s();
+    for (int i = 0; i < nn; i++) {
+        if ((o->stop && *o->stop) ||
+            (o->budget_s > 0 && now_s() - t0 > MA_SEED_SHARE * o->budget_s))
+            break;
         const planner_def *d = planner_find(names[i]);
-        plan p;
         planner_stats st;
         gt_err e;
-        if (!d || d->run(pr->real, pr->j, &o, &p, &st, &e))
-            continue;
-        if (enc_from_plan(pr, &p, &s->pop[*n]) == 0)
+        if (d && d->run(t, j, &bo, &(*out)[*n], &st, &e) == 0)
             (*n)++;
-        plan_free(&p);
     }
+    return 0;
 }
 
 /* DESIGN 8's seeds in a few shapes, with the reference plan first. */
@@ -573,8 +591,7 @@ static int seed_population(search *s, const genome *ref)
     for (int r = 0; r < 3 && n < s->P; r++) /* the strongest sites, each on its own */
         if (enc_seed_site(pr, r, SCHED_1F1B, SYNC_RING, ref->bi, &s->pop[n]) == 0)
             n++;
-    if (!pr->cfg.all_gpus)
-        add_baseline_seeds(s, &n);
+    add_baseline_seeds(s, &n);
     int nseeds = n;
     for (int i = n; i < s->P; i++) {
         gsl_rng_set(s->rng[0], stream_seed(s->o->seed, 0, i));
@@ -833,6 +850,30 @@ static int fastest_phase(search *s, objective *target, objective *sobj, gt_err *
     return survive(s, 0);
 }
 
+/* c->seed_plans from the baselines (not for the all-GPUs ablation, whose
+ * grids are fixed); their time comes out of o->budget_s. */
+static int seed_from_baselines(const topology *t, const job *j, memetic_cfg *c, planner_opts *o)
+{
+    plan *seeds = NULL;
+    double t0 = now_s();
+    c->nseed_plans = 0;
+    if (!c->enc.all_gpus && baseline_plans(t, j, o, &seeds, &c->nseed_plans))
+        return -1;
+    c->seed_plans = seeds;
+    if (o->budget_s > 0)
+        o->budget_s = fmax(o->budget_s - (now_s() - t0), (1 - MA_SEED_SHARE) * o->budget_s);
+    return 0;
+}
+
+static void free_seed_plans(memetic_cfg *c)
+{
+    for (int i = 0; i < c->nseed_plans; i++)
+        plan_free((plan *)&c->seed_plans[i]);
+    free((plan *)c->seed_plans);
+    c->seed_plans = NULL;
+    c->nseed_plans = 0;
+}
+
 /* One search on topology t (the GPUs, or the units of cfg->enc.tp). */
 static int run_view(const topology *t, const job *j, const planner_opts *o,
                     const memetic_cfg *cfg, plan *out, planner_stats *st, gt_err *e)
@@ -902,8 +943,14 @@ int memetic_run(const topology *t, const job *j, const planner_opts *o, const me
     memset(out, 0, sizeof *out);
     if (cfg->enc.tp) /* already a unit view: search it as it is */
         return run_view(t, j, o, cfg, out, st, e);
-    plain_ctx ctx = {j, cfg};
-    if (tp_search(t, j, o, false, plain_degree, &ctx, out, st, e))
+    memetic_cfg c = *cfg;
+    planner_opts od = *o;
+    if (seed_from_baselines(t, j, &c, &od))
+        return gt_fail(e, "out of memory");
+    plain_ctx ctx = {j, &c};
+    int rc = tp_search(t, j, &od, false, plain_degree, &ctx, out, st, e);
+    free_seed_plans(&c);
+    if (rc)
         return -1;
     return out->npipes > 0 ? 0 : gt_fail(e, "no feasible plan found");
 }
@@ -915,7 +962,7 @@ int memetic_front(const topology *t, const job *j, const planner_opts *o, pareto
 {
     static const double W[] = {1.0, 0.8, 0.6, 0.4, 0.2, 0.0};
     const int nw = (int)(sizeof W / sizeof *W);
-    memetic_cfg cfg = {"memetic", {ENC_CUT_DP, false, NULL}, true, false};
+    memetic_cfg cfg = {"memetic", {ENC_CUT_DP, false, NULL}, true, false, NULL, 0};
     enc_problem pr;
     objective obj;
     genome ref;
@@ -961,11 +1008,11 @@ int memetic_front(const topology *t, const job *j, const planner_opts *o, pareto
 /* --- registry entries ------------------------------------------------------------------------ */
 
 static const memetic_cfg CONFIGS[] = {
-    {"memetic", {ENC_CUT_DP, false, NULL}, true, false},
-    {"memetic-nols", {ENC_CUT_SPEED, false, NULL}, false, false},
-    {"memetic-all-gpus", {ENC_CUT_DP, true, NULL}, true, false},
-    {"memetic-uniform", {ENC_CUT_UNIFORM, false, NULL}, true, false},
-    {"memetic-plainx", {ENC_CUT_DP, false, NULL}, true, true},
+    {"memetic", {ENC_CUT_DP, false, NULL}, true, false, NULL, 0},
+    {"memetic-nols", {ENC_CUT_SPEED, false, NULL}, false, false, NULL, 0},
+    {"memetic-all-gpus", {ENC_CUT_DP, true, NULL}, true, false, NULL, 0},
+    {"memetic-uniform", {ENC_CUT_UNIFORM, false, NULL}, true, false, NULL, 0},
+    {"memetic-plainx", {ENC_CUT_DP, false, NULL}, true, true, NULL, 0},
 };
 
 const memetic_cfg *memetic_config(const char *planner)
@@ -1171,11 +1218,16 @@ int memetic_islands(const gt_par *par, const topology *t, const job *j, const pl
 {
     memset(rep, 0, sizeof *rep);
     memset(out, 0, sizeof *out);
-    islands_ctx x = {par, j, cfg, icfg, rep};
+    memetic_cfg c = *cfg;
     planner_opts od = *o;
     if (icfg->budget_s > 0)
         od.budget_s = icfg->budget_s;
-    if (tp_search(t, j, &od, false, islands_degree, &x, out, st, e))
+    if (seed_from_baselines(t, j, &c, &od))
+        return gt_fail(e, "out of memory");
+    islands_ctx x = {par, j, &c, icfg, rep};
+    int rc = tp_search(t, j, &od, false, islands_degree, &x, out, st, e);
+    free_seed_plans(&c);
+    if (rc)
         return -1;
     rep->have_plan = out->npipes > 0;
     return 0;

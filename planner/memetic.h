@@ -32,6 +32,8 @@ typedef struct memetic_cfg {
     enc_cfg enc;           /* cut rule, all-GPUs */
     bool local_search;     /* LS2-LS4 */
     bool plain_crossover;  /* order crossover on the permutation instead */
+    const plan *seed_plans; /* other planners' plans to seed from (memetic_run fills it) */
+    int nseed_plans;
 } memetic_cfg;
 
 /* The registry entry points. */
