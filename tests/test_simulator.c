@@ -57,6 +57,28 @@ static void run(world *w, const sim_options *o, sim_detail *d)
         fail_msg("%s", e.msg);
 }
 
+/* Load a world and replay it with the default options. */
+static void load_and_run(world *w, const char *topo, const char *model, int batch, int seq,
+                         const char *planf, sim_detail *d)
+{
+    load_world(w, topo, model, batch, seq, planf);
+    sim_options o;
+    sim_options_default(&o);
+    run(w, &o, d);
+}
+
+/* The same from a topology and a plan given as JSON text (tiny model). */
+static void run_inline(world *w, const char *topo_json, const char *plan_json, int batch,
+                       sim_detail *d)
+{
+    char tpath[64], ppath[64];
+    write_temp(topo_json, tpath, sizeof tpath);
+    write_temp(plan_json, ppath, sizeof ppath);
+    load_and_run(w, tpath, FIXTURES "/tiny-model.json", batch, 1024, ppath, d);
+    unlink(tpath);
+    unlink(ppath);
+}
+
 static void assert_ops_equal(const sim_detail *d)
 {
     for (int i = 0; i < d->w.nops; i++) {
@@ -119,12 +141,9 @@ static void test_agree_worldwide(void **state)
 {
     (void)state;
     world w;
-    load_world(&w, "topologies/yuan2022/case5.json", "gpt3-xl", 1024, 2048,
-               "topologies/plans/case5-rank-order.plan.json");
-    sim_options o;
-    sim_options_default(&o);
     sim_detail d;
-    run(&w, &o, &d);
+    load_and_run(&w, "topologies/yuan2022/case5.json", "gpt3-xl", 1024, 2048,
+                 "topologies/plans/case5-rank-order.plan.json", &d);
     assert_ops_equal(&d);
     sim_detail_free(&d);
     free_world(&w);
@@ -135,12 +154,9 @@ static void test_shared_never_faster(void **state)
 {
     (void)state;
     world w;
-    load_world(&w, "topologies/real/aws-world-10.json", "gpt3-xl", 1000, 2048,
-               "topologies/plans/aws-world-10-rank-order.plan.json");
-    sim_options o;
-    sim_options_default(&o);
     sim_detail d;
-    run(&w, &o, &d);
+    load_and_run(&w, "topologies/real/aws-world-10.json", "gpt3-xl", 1000, 2048,
+                 "topologies/plans/aws-world-10-rank-order.plan.json", &d);
     assert_true(d.tm.iteration_ns >= d.est.iteration_ns);
     for (int i = 0; i < d.w.nops; i++)
         assert_true(d.tm.ops[i].end >= d.est.ops[i].end);
@@ -170,23 +186,15 @@ static const char *SHARED_SYNC_PLAN =
 static void test_concurrent_syncs_share_link(void **state)
 {
     (void)state;
-    char tpath[64], ppath[64];
-    write_temp(SHARED_SYNC_TOPO, tpath, sizeof tpath);
-    write_temp(SHARED_SYNC_PLAN, ppath, sizeof ppath);
     world w;
-    load_world(&w, tpath, FIXTURES "/tiny-model.json", 8, 1024, ppath);
-    sim_options o;
-    sim_options_default(&o);
     sim_detail d;
-    run(&w, &o, &d);
+    run_inline(&w, SHARED_SYNC_TOPO, SHARED_SYNC_PLAN, 8, &d);
     double volume_s = (cost_grad_bytes(&w.j.model, 0, 3) + cost_grad_bytes(&w.j.model, 4, 7)) / 125e6;
     assert_true(d.est.iteration_ns * 1e-9 >= volume_s);
     assert_true(d.tm.iteration_ns >= d.est.iteration_ns);
     assert_true(rel_diff((double)d.tm.iteration_ns, (double)d.est.iteration_ns) < 0.05);
     sim_detail_free(&d);
     free_world(&w);
-    unlink(tpath);
-    unlink(ppath);
 }
 
 /* Two GPipe pipelines whose two stages sit on either side of the same
@@ -204,15 +212,9 @@ static const char *CROSS_PLAN =
 static void test_transfers_share_link(void **state)
 {
     (void)state;
-    char tpath[64], ppath[64];
-    write_temp(SHARED_SYNC_TOPO, tpath, sizeof tpath);
-    write_temp(CROSS_PLAN, ppath, sizeof ppath);
     world w;
-    load_world(&w, tpath, FIXTURES "/tiny-model.json", 16, 1024, ppath);
-    sim_options o;
-    sim_options_default(&o);
     sim_detail d;
-    run(&w, &o, &d);
+    run_inline(&w, SHARED_SYNC_TOPO, CROSS_PLAN, 16, &d);
     double volume_s = 2 * 8 * cost_activation_bytes(&w.j, 1) / 125e6;
     assert_true(d.est.iteration_ns * 1e-9 >= volume_s);
     assert_true(d.tm.iteration_ns >= d.est.iteration_ns);
@@ -221,8 +223,6 @@ static void test_transfers_share_link(void **state)
     assert_true(d.tm.iteration_ns * 1e-9 >= 2 * volume_s);
     sim_detail_free(&d);
     free_world(&w);
-    unlink(tpath);
-    unlink(ppath);
 }
 
 static char *json_of(world *w, const sim_options *o)
