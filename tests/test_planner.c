@@ -28,7 +28,7 @@
 #include <jansson.h>
 
 #define NINST 30
-#define TEST_GENS 40
+#define TEST_GENS 25
 
 static const char *const OBJECTIVES[] = {"time", "energy", "weighted:0.5", "energy-within:0.2",
                                          "carbon", "cost"};
