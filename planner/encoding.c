@@ -757,19 +757,14 @@ typedef struct traffic {
     int nres, node0, wan0;
 } traffic;
 
+/* The shared resources are those of topo_path_resources, whose keys are
+ * exactly this layout. */
 static void flow_bytes(traffic *tr, int a, int b, double bytes)
 {
-    const topology *t = tr->pr->t;
-    const topo_gpu *ga = &t->gpus[a], *gb = &t->gpus[b];
-    if (ga->node == gb->node) {
-        tr->bytes[2 * a] += bytes;
-        tr->bytes[2 * b + 1] += bytes;
-        return;
-    }
-    tr->bytes[tr->node0 + 2 * ga->node] += bytes;
-    tr->bytes[tr->node0 + 2 * gb->node + 1] += bytes;
-    if (ga->site != gb->site && !topo_wan(t, ga->site, gb->site)->per_pair)
-        tr->bytes[tr->wan0 + ga->site * t->nsites + gb->site] += bytes;
+    topo_res r[3];
+    int k = topo_path_resources(tr->pr->t, a, b, r);
+    for (int i = 0; i < k; i++)
+        tr->bytes[r[i].key] += bytes;
 }
 
 static int by_site_gpu(const void *x, const void *y, const topology *t)
