@@ -93,6 +93,7 @@ test-clang: $(DEPS_OK)
 	else echo "clang not installed: skipping the clang build"; fi
 
 test-unit: $(BIN) $(TEST_BIN)
+	@sh tests/check_runner.sh
 	@sh tests/run.sh $(BUILD)/tests
 
 # The same suite built with AddressSanitizer + UndefinedBehaviorSanitizer.

@@ -4,7 +4,7 @@
  *
  * Including this header includes <cmocka.h> (and what it needs before it).
  *
- *   FIXTURES                  "../shared/acceptance/fixtures"
+ *   FIXTURES                  "tests/fixtures" (the suite's own inputs)
  *   rel_diff(a, b)            |a-b| / max(|a|,|b|,tiny)
  *   write_temp(text, out, cap)  text into a new /tmp/gt-test-XXXXXX file (path in out)
  *   tu_chdir_root()           chdir to the repository root (the folder holding
@@ -45,7 +45,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#define FIXTURES "../shared/acceptance/fixtures"
+#define FIXTURES "tests/fixtures"
 #define TU_MAX_ARGS 64
 
 /* Relative difference |a-b| / max(|a|,|b|,tiny). */

@@ -2,7 +2,7 @@
 """derive_catalogs.py - build GeoTrain's GPU and model catalogs from the shared data.
 
 Reads  <shared>/gpus.csv and <shared>/models.csv (the team's reference tables, see
-       ../shared/data/README.md) and writes, in the project's own formats:
+       <refdata>/README.md) and writes, in the project's own formats:
 
   topologies/gpus.csv    id,name,memory_gib,mem_bw_gbs,tflops,tdp_w,idle_w,efficiency,
                          link_gbs,source,efficiency_source
@@ -15,8 +15,8 @@ GPU link) is computed here by a rule that is written next to it in the `source` 
 each model's parameters with the formula of DESIGN section 4 and prints the models whose
 count is more than 1 % away from the published size.
 
-Usage:  python3 topologies/derive/derive_catalogs.py [--shared DIR]
-        DIR defaults to ../shared/data; a relative DIR is taken relative to the repository
+Usage:  python3 topologies/derive/derive_catalogs.py --data DIR
+        DIR defaults to <refdata>; a relative DIR is taken relative to the repository
         root (the folder that holds topologies/). Python 3 standard library only; the output
         is deterministic (rows in the shared tables' order, fixed number formatting).
 """
@@ -25,6 +25,10 @@ import csv
 import os
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "topologies", "derive"))
+import public_sources  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -35,7 +39,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 GPU_HEADER = ["id", "name", "memory_gib", "mem_bw_gbs", "tflops", "tdp_w", "idle_w",
               "efficiency", "link_gbs", "source", "efficiency_source"]
 
-VADARI = "Vadari 'The Model Parking Tax' arXiv:2605.23918 as quoted in ../shared/data/README.md"
+VADARI = "Vadari 'The Model Parking Tax' arXiv:2605.23918 as quoted in <refdata>/README.md"
 # Context premium of an idle GPU that holds a CUDA context (DESIGN section 7: idle_w is P0
 # with a context). Vadari reports +26..50 W on H100/A100 (midpoint 38 W used) and +66 W
 # on L40S.
@@ -151,7 +155,7 @@ def gpu_rows(shared):
         base["memory_gib"] = "16"
         base["_derived"] = ("not in shared gpus.csv: copied from its v100_sxm2_32gb row (same "
                             "compute; memory bandwidth; power; NVLink) with memory 16 GiB - the "
-                            "AWS p3 part per ../shared/data/README.md and yuan2022_scenarios.md")
+                            "AWS p3 part per <refdata>/README.md and yuan2022_scenarios.md")
         idx = [r["gpu_id"] for r in rows].index("v100_sxm2_32gb")
         rows.insert(idx + 1, base)
         by_id["v100_sxm2_16gb"] = base
@@ -372,16 +376,16 @@ def write_csv(path, header, rows):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--shared", default="../shared/data",
-                    help="shared data folder (relative paths are taken from the repo root)")
+    ap.add_argument("--data", metavar="DIR", help=public_sources.DATA_HELP)
     args = ap.parse_args()
-    shared = args.shared if os.path.isabs(args.shared) else os.path.join(ROOT, args.shared)
-    shared = os.path.normpath(shared)
+    need = ['gpus.csv', 'models.csv']
+    shared = public_sources.data_dir(args.data, need, 'derive_catalogs.py')
 
     gpus = build_gpus(shared)
     write_csv(os.path.join(ROOT, "topologies", "gpus.csv"), GPU_HEADER, gpus)
     models, checks = build_models(shared)
     write_csv(os.path.join(ROOT, "topologies", "models.csv"), MODEL_HEADER, models)
+    public_sources.scrub_tree()
     print("wrote topologies/gpus.csv (%d GPUs) and topologies/models.csv (%d models)"
           % (len(gpus), len(models)))
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """derive_generator_tables.py - the region list and WAN measurement table of `geotrain topo gen`.
 
-Reads (from --shared, default ../shared/data):
+Reads (from --data DIR, the reference-data folder of docs/data-sources.md):
   regions.csv        region ids, provider, city, country, continent, grid carbon intensity
   wan_latency.csv    round-trip times (skyplane-2022-04 ping means, azure-docs-p95-2026-07,
                      erben-vldb24 same-region pings for the LAN latency)
@@ -21,13 +21,13 @@ Choices (explained in topologies/GENERATOR.md):
     64 TCP connections between one VM pair, i.e. the per-VM egress caps). DT-FM and Erben rows
     use other methods (NCCL, single stream) and are left out.
   * coordinates: approximate coordinates of the city named by regions.csv, 0.1 degree
-    (providers do not publish data-centre locations). Not in ../shared/data.
+    (providers do not publish data-centre locations). Not in <refdata>.
   * carbon: regions.csv grid_carbon_gco2_per_kwh; blank there -> ESTIMATE = mean of the
     other providers' regions in the same country (named in carbon_source).
   * LAN latency: half of the Erben et al. same-zone/same-region ping of the same provider
     (AWS 0.15 ms; GCP mean of five regions; Azure 1.56 ms in the paper's "us-south-2").
 
-Usage:  python3 topologies/derive/derive_generator_tables.py [--shared DIR]
+Usage:  python3 topologies/derive/derive_generator_tables.py --data DIR
         Standard library only; deterministic output (fixed order and rounding).
         Prints the number of measured pairs and directions.
 """
@@ -35,6 +35,10 @@ import argparse
 import csv
 import os
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "topologies", "derive"))
+import public_sources  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TOPO = os.path.join(ROOT, "topologies")
@@ -98,19 +102,19 @@ LAN_PING = {
 }
 
 REGIONS_HEADER = [
-    "# source: derived by topologies/derive/derive_generator_tables.py from ../shared/data/"
+    "# source: derived by topologies/derive/derive_generator_tables.py from <refdata>/"
     "regions.csv (ids; city; country; continent; grid_carbon_gco2_per_kwh and its "
-    "carbon_source) and ../shared/data/wan_latency.csv (erben-vldb24 same-region pings -> "
+    "carbon_source) and <refdata>/wan_latency.csv (erben-vldb24 same-region pings -> "
     "lan_latency_ms = RTT / 2)",
     "# source: lat/lon = approximate coordinates of the named city (0.1 degree); not in "
-    "../shared/data; providers do not publish data-centre locations",
-    "# source: carbon ESTIMATE rows (blank in ../shared/data/regions.csv) = mean of the "
+    "<refdata>; providers do not publish data-centre locations",
+    "# source: carbon ESTIMATE rows (blank in <refdata>/regions.csv) = mean of the "
     "same-country regions of other providers; each row names its source",
 ]
 
 WAN_HEADER = [
-    "# source: derived by topologies/derive/derive_generator_tables.py from ../shared/data/"
-    "wan_latency.csv and ../shared/data/wan_bandwidth.csv (see ../shared/data/README.md for "
+    "# source: derived by topologies/derive/derive_generator_tables.py from <refdata>/"
+    "wan_latency.csv and <refdata>/wan_bandwidth.csv (see <refdata>/README.md for "
     "the dataset tags)",
     "# source: skyplane-2022-04 = Skyplane latency grid (github.com/skyplane-project/skyplane "
     "profiles/latency.csv blob 9fe874bf; ping mean RTT between VMs); azure-docs-p95-2026-07 = "
@@ -173,14 +177,14 @@ def carbon(r, regs):
         short = src.split(" (")[0]
         tag = src[src.find("[row source:"):] if "[row source:" in src else ""
         cfe = src[src.find("Google CFE"):] if "Google CFE" in src else ""
-        return v, clean("../shared/data/regions.csv: %s %s%s" % (short, tag, cfe)).strip()
+        return v, clean("<refdata>/regions.csv: %s %s%s" % (short, tag, cfe)).strip()
     same = [(o["region_id"], float(o["grid_carbon_gco2_per_kwh"])) for o in regs
             if o["country"] == r["country"] and o["grid_carbon_gco2_per_kwh"].strip()]
     if not same:
         sys.exit("no carbon value for %s nor its country" % r["region_id"])
     mean = sum(v for _, v in same) / len(same)
     return fmt(mean, 2), clean("ESTIMATE: mean of the same-country regions %s (blank in "
-                               "../shared/data/regions.csv: %s)"
+                               "<refdata>/regions.csv: %s)"
                                % ("; ".join("%s %s" % (k, fmt(v, 2)) for k, v in same),
                                   r["notes"] or "no value"))
 
@@ -276,9 +280,10 @@ def write_wan(lat, bw, ids):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--shared", default="../shared/data")
+    ap.add_argument("--data", metavar="DIR", help=public_sources.DATA_HELP)
     args = ap.parse_args()
-    shared = args.shared if os.path.isabs(args.shared) else os.path.join(ROOT, args.shared)
+    need = ['regions.csv', 'wan_latency.csv', 'wan_bandwidth.csv']
+    shared = public_sources.data_dir(args.data, need, 'derive_generator_tables.py')
     regs = region_rows(shared)
     lat_rows = read_csv(shared, "wan_latency.csv")
     bw_rows = read_csv(shared, "wan_bandwidth.csv")
@@ -286,6 +291,7 @@ def main():
     p1 = write_regions(shared, regs, lan_latency(lat_rows))
     lat, bw = pick_latency(lat_rows, ids), pick_bandwidth(bw_rows, ids)
     p2, rows = write_wan(lat, bw, ids)
+    public_sources.scrub_tree()
     n = len(ids)
     print("%s: %d regions" % (os.path.relpath(p1, ROOT), n))
     print("%s: %d rows; latency for %d of %d pairs; bandwidth for %d of %d directions"

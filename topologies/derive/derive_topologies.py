@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """derive_topologies.py - build GeoTrain's topology files from the shared measurements.
 
-Reads (from --shared, default ../shared/data):
+Reads (from --data DIR, the reference-data folder of docs/data-sources.md):
   yuan2022_sites.csv, yuan2022_links.csv   the five network scenarios of Yuan et al. 2022
   wan_latency.csv                          skyplane-2022-04 ping mean RTT (+ Erben et al.
                                            same-region pings for the LAN latency)
@@ -21,7 +21,7 @@ tag it uses. Choices are explained in topologies/README.md. After writing, every
 back and checked (JSON parses, only known keys, GPU ids exist in the catalog, every pair of
 sites has exactly one link, positive numbers) and a summary is printed.
 
-Usage:  python3 topologies/derive/derive_topologies.py [--shared DIR]
+Usage:  python3 topologies/derive/derive_topologies.py --data DIR
         A relative DIR is taken relative to the repository root. Standard library only;
         output is deterministic (fixed ordering and rounding).
 """
@@ -32,13 +32,17 @@ import os
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "topologies", "derive"))
+import public_sources  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TOPO = os.path.join(ROOT, "topologies")
 
 GPU_P3 = "v100_sxm2_16gb"
 
 # ---------------------------------------------------------------------------------------
-# Facts that are not in ../shared/data (each with its source; see README "Sources")
+# Facts that are not in <refdata> (each with its source; see README "Sources")
 # ---------------------------------------------------------------------------------------
 
 # Power usage effectiveness per operator.
@@ -83,16 +87,16 @@ MACHINES = {
     "p3.2xlarge": (GPU_P3, 1, 10, "AWS p3.2xlarge (1 x V100): 10 Gbps as for the p3 instances of "
                    "yuan2022_links.csv case 2 (AWS lists 'up to 10 Gigabit')"),
     "p5.48xlarge": ("h100_sxm", 8, 3200, "AWS p5.48xlarge (8 x H100 SXM): 3200 Gbps EFA (AWS EC2 "
-                    "P5 documentation; not in ../shared/data)"),
+                    "P5 documentation; not in <refdata>)"),
     "a2-ultragpu-8g": ("a100_sxm_80gb", 8, 100, "GCP a2-ultragpu-8g (8 x A100 80GB): 100 Gbps "
                        "maximum egress (GCP accelerator-optimized machine documentation; not in "
-                       "../shared/data)"),
+                       "<refdata>)"),
     "g2-standard-48": ("l4", 4, 50, "GCP g2-standard-48 (4 x L4): 50 Gbps default maximum egress "
-                       "(GCP G2 documentation; not in ../shared/data)"),
+                       "(GCP G2 documentation; not in <refdata>)"),
     "g4dn.12xlarge": ("t4", 4, 50, "AWS g4dn.12xlarge (4 x T4): 50 Gbps (AWS EC2 G4dn "
-                      "documentation; not in ../shared/data)"),
+                      "documentation; not in <refdata>)"),
     "g6.12xlarge": ("l4", 4, 40, "AWS g6.12xlarge (4 x L4): 40 Gbps (AWS EC2 G6 documentation; "
-                    "not in ../shared/data)"),
+                    "not in <refdata>)"),
     "self-hosted-4x4090": ("rtx_4090", 4, 10, "self-hosted 4 x RTX 4090 server (no hyperscaler "
                            "offers GeForce cards): 10 GbE NIC ASSUMED"),
 }
@@ -104,7 +108,7 @@ TCP = {"window_mb": 3, "connections": 16}
 # list (no length limit) defines every tag it uses.
 SOURCE_MAX = 159
 
-YUAN_SRC = ("../shared/data/yuan2022_scenarios.md; yuan2022_sites.csv; yuan2022_links.csv = "
+YUAN_SRC = ("<refdata>/yuan2022_scenarios.md; yuan2022_sites.csv; yuan2022_links.csv = "
             "Yuan et al. 'Decentralized Training of Foundation Models in Heterogeneous "
             "Environments' NeurIPS 2022 (arXiv:2206.01288) and github.com/DS3Lab/DT-FM commit "
             "69f05e50. 'paper' = *_paper columns; 'code' = *_code columns")
@@ -116,7 +120,7 @@ TAGS = {
           "takes d and a round trip 2d); gbps = the code's bandwidth value (the authors' "
           "realistically obtainable NCCL / UDP-hole-punching rate between AWS regions); "
           "sharing per_pair because tc shapes each destination separately"),
-    "C": ("carbon_g_per_kwh = ../shared/data/regions.csv grid_carbon_gco2_per_kwh of the site's "
+    "C": ("carbon_g_per_kwh = <refdata>/regions.csv grid_carbon_gco2_per_kwh of the site's "
           "region (aws:* rows: Cloud Carbon Footprint coefficients github.com/cloud-carbon-"
           "footprint/cloud-carbon-coefficients from EPA eGRID / EEA / carbonfootprint.com / EMA; "
           "gcp:* rows: github.com/GoogleCloudPlatform/region-carbon-info data/yearly/2024.csv "
@@ -124,30 +128,30 @@ TAGS = {
     "P": "pue AWS: " + PUE["aws"][1],
     "PG": "pue GCP: " + PUE["gcp"][1],
     "PC": "pue self-hosted: " + PUE["colo"][1],
-    "G": ("lat/lon = approximate coordinates (0.1 degree) of the city that ../shared/data/"
+    "G": ("lat/lon = approximate coordinates (0.1 degree) of the city that <refdata>/"
           "regions.csv names for the region (US states: a representative town - Ashburn; "
           "Columbus; San Jose; Boardman; Council Bluffs); general geographic knowledge; not "
           "data-centre locations"),
-    "$": "no price_kwh: electricity prices were not collected (../shared/data/README.md gaps)",
+    "$": "no price_kwh: electricity prices were not collected (<refdata>/README.md gaps)",
     "A": "instance-type availability in the region was not verified (what-if topology)",
-    "L": ("WAN latency_ms = (RTT a->b + RTT b->a) / 4 from ../shared/data/wan_latency.csv "
+    "L": ("WAN latency_ms = (RTT a->b + RTT b->a) / 4 from <refdata>/wan_latency.csv "
           "source_dataset skyplane-2022-04 (Skyplane latency grid; github.com/skyplane-project/"
           "skyplane profiles/latency.csv blob 9fe874bf; ICMP ping mean RTT between AWS m5.large "
           "/ GCP n2-standard-4 VMs)"),
-    "B": ("WAN a_to_b_gbps / b_to_a_gbps = ../shared/data/wan_bandwidth.csv source_dataset "
+    "B": ("WAN a_to_b_gbps / b_to_a_gbps = <refdata>/wan_bandwidth.csv source_dataset "
           "skyplane-2022-11 per direction (Skyplane throughput grid 2022-11-28; blob 962dc4de; "
           "iperf3 receiver throughput with 64 TCP connections for 5 s between one VM pair: AWS "
           "m5.8xlarge / GCP n2-standard-32); these are per-VM egress caps of the measuring VMs; "
           "sharing 'shared' = all flows between the two sites share one VM's measured cap"),
     "T": ("tcp: window 3 MB (DESIGN 3.2 example; Erben et al. single-stream iperf rates x RTT in "
-          "../shared/data/wan_bandwidth.csv imply 2.4-2.7 MB) x 16 connections (NCCL opens "
+          "<refdata>/wan_bandwidth.csv imply 2.4-2.7 MB) x 16 connections (NCCL opens "
           "several sockets per peer; the link values are already achievable rates); see "
           "topologies/README.md"),
 }
 
 TAG_ORDER = ["Y", "D", "N", "E", "C", "P", "PG", "PC", "G", "$", "A", "L", "B"]
 
-GEN_NOTE = ("generated from ../shared/data by topologies/derive/derive_topologies.py; see "
+GEN_NOTE = ("generated from <refdata> by topologies/derive/derive_topologies.py; see "
             "topologies/README.md; do not edit by hand")
 
 
@@ -266,7 +270,7 @@ class Notes:
                 v = "node NICs: " + " | ".join(MACHINES[m][3] for m in sorted(v))
             out.append("[%s] %s" % (t, v))
         out.append("[T] " + TAGS["T"])
-        out.append("GPU ids: topologies/gpus.csv (derived from ../shared/data/gpus.csv by "
+        out.append("GPU ids: topologies/gpus.csv (derived from <refdata>/gpus.csv by "
                    "topologies/derive/derive_catalogs.py)")
         out.append(GEN_NOTE)
         return out
@@ -626,10 +630,10 @@ def check(path, gpu_ids):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--shared", default="../shared/data",
-                    help="shared data folder (relative paths are taken from the repo root)")
+    ap.add_argument("--data", metavar="DIR", help=public_sources.DATA_HELP)
     args = ap.parse_args()
-    shared = args.shared if os.path.isabs(args.shared) else os.path.join(ROOT, args.shared)
+    need = ['regions.csv', 'yuan2022_sites.csv', 'yuan2022_links.csv', 'wan_latency.csv', 'wan_bandwidth.csv']
+    shared = public_sources.data_dir(args.data, need, 'derive_topologies.py')
     data = Data(os.path.normpath(shared))
 
     with open(os.path.join(TOPO, "gpus.csv"), newline="") as fp:
@@ -652,6 +656,7 @@ def main():
         for e in errs:
             print("    " + e)
         bad += len(errs)
+    public_sources.scrub_tree()
     if bad:
         print("%d errors" % bad)
         return 1

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """derive_traces.py - build the traces/ files from the shared reference data.
 
-Reads (from --shared, default ../shared/data):
+Reads (from --data DIR, the reference-data folder of docs/data-sources.md):
   wan_bandwidth.csv                               skyplane-2022-01 / -11 throughput grids
   spot_trace_{aws_p3,aws_g4dn,gcp_a2_scaled}_events.csv   Oobleck spot preemption traces
   azure_llm_inference_2023_{conv,code}_sample.csv         Azure LLM inference samples
@@ -13,7 +13,7 @@ Writes (formats in traces/README.md):
   traces/prefill/*.csv   prompt-length histograms (prompt_tokens,probability)
   traces/profiles/*.csv  per-layer compute profile (gpu,model,layer_kind,b,seq,fwd_ms,bwd_ms)
 
-Usage:  python3 traces/derive/derive_traces.py [--shared DIR]
+Usage:  python3 traces/derive/derive_traces.py --data DIR
         Standard library only; deterministic (the one random series uses a fixed seed).
 """
 import argparse
@@ -21,6 +21,11 @@ import csv
 import math
 import os
 import random
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "topologies", "derive"))
+import public_sources  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TRACES = os.path.join(ROOT, "traces")
@@ -33,11 +38,11 @@ SKYPLANE = {
 }
 
 OOBLECK = ("Oobleck (Jang et al.; SOSP 2023) simulator trace github.com/SymbioticLab/Oobleck "
-           "commit 103c4777 tools/simulator/traces/%s (MIT); copied in ../shared/data/%s")
+           "commit 103c4777 tools/simulator/traces/%s (MIT); copied in <refdata>/%s")
 
 AZURE = ("Azure LLM inference trace 2023 (github.com/Azure/AzurePublicDataset data/"
          "AzureLLMInferenceTrace_%s.csv; CC-BY 4.0; Patel et al. 'Splitwise' ISCA 2024): first "
-         "%d requests as sampled in ../shared/data/azure_llm_inference_2023_%s_sample.csv "
+         "%d requests as sampled in <refdata>/azure_llm_inference_2023_%s_sample.csv "
          "(2023-11-16)")
 
 
@@ -80,7 +85,7 @@ def square_wave(shared, src, dst, name, half_period=60, span=600):
     rows = [(t, fmt(jan if (t // half_period) % 2 == 0 else nov))
             for t in range(0, span, half_period)]
     write("wan/%s.csv" % name, [
-        "source: %s -> %s; ../shared/data/wan_bandwidth.csv skyplane-2022-01 = %s Gbps (%s) "
+        "source: %s -> %s; <refdata>/wan_bandwidth.csv skyplane-2022-01 = %s Gbps (%s) "
         "and skyplane-2022-11 = %s Gbps (%s); iperf3 receiver throughput with 64 TCP "
         "connections for 5 s" % (src, dst, fmt(jan), SKYPLANE["skyplane-2022-01"], fmt(nov),
                                  SKYPLANE["skyplane-2022-11"]),
@@ -99,7 +104,7 @@ def random_levels(shared, src, dst, name, step=10, span=600, seed=2022):
     rows = [(t, fmt(math.exp(rng.uniform(math.log(lo), math.log(hi)))))
             for t in range(0, span, step)]
     write("wan/%s.csv" % name, [
-        "source: %s -> %s; ../shared/data/wan_bandwidth.csv skyplane-2022-01 = %s Gbps and "
+        "source: %s -> %s; <refdata>/wan_bandwidth.csv skyplane-2022-01 = %s Gbps and "
         "skyplane-2022-11 = %s Gbps (%s; %s)" % (src, dst, fmt(jan), fmt(nov),
                                                   SKYPLANE["skyplane-2022-01"],
                                                   SKYPLANE["skyplane-2022-11"]),
@@ -182,9 +187,10 @@ def profile(model_id="gpt3_1.3b", gpus=("h100_sxm", "a100_sxm_80gb", "v100_sxm2_
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--shared", default="../shared/data")
+    ap.add_argument("--data", metavar="DIR", help=public_sources.DATA_HELP)
     args = ap.parse_args()
-    shared = args.shared if os.path.isabs(args.shared) else os.path.join(ROOT, args.shared)
+    need = ['wan_bandwidth.csv', 'spot_trace_aws_p3_events.csv', 'spot_trace_aws_g4dn_events.csv', 'spot_trace_gcp_a2_scaled_events.csv', 'azure_llm_inference_2023_conv_sample.csv', 'azure_llm_inference_2023_code_sample.csv']
+    shared = public_sources.data_dir(args.data, need, 'derive_traces.py')
     square_wave(shared, "gcp:europe-west1", "gcp:us-central1",
                 "gcp-europe-west1_to_gcp-us-central1_skyplane-2022")
     random_levels(shared, "gcp:europe-west1", "gcp:us-central1",
@@ -201,6 +207,7 @@ def main():
     prefill(shared, "conv")
     prefill(shared, "code")
     profile()
+    public_sources.scrub_tree()
 
 
 if __name__ == "__main__":
