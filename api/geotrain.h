@@ -15,7 +15,7 @@
  *   geotrain_result_free(r);
  *
  * Catalogs (gpus.csv, models.csv) are found through $GEOTRAIN_DATA, then
- * ./topologies (docs/library.md). Calls are independent and keep no global
+ * beside the running program, then ./topologies (docs/library.md). Calls are independent and keep no global
  * state; a result is owned by the caller until geotrain_result_free(). */
 #ifndef GEOTRAIN_H
 #define GEOTRAIN_H
