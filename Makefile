@@ -131,3 +131,67 @@ clean:
 	rm -rf build build-asan build-clang build-fuzz build-mpi $(BIN)
 
 -include $(LIB_OBJ:.o=.d) $(BUILD)/geotrain.d
+
+# --- library API, shared library, pkg-config, man page (docs/library.md) ---
+# The public API is api/geotrain.h (installed alone); api/geotrain.c joins the
+# static library. The shared library is built from -fPIC objects in their own
+# tree (build-pic) so the normal objects stay non-PIC.
+LIB_VERSION := 0.1.0
+LIB_MAJOR   := 0
+LIBDIR      ?= $(PREFIX)/lib
+INCDIR      ?= $(PREFIX)/include
+MANDIR      ?= $(PREFIX)/share/man
+PIC_BUILD   := build-pic
+SO_REAL     := $(PIC_BUILD)/libgeotrain.so.$(LIB_VERSION)
+API_OBJ     := $(BUILD)/api/geotrain.o
+
+$(LIB): $(API_OBJ)
+
+.PHONY: shared install-lib test-lib man clean-lib
+shared: $(DEPS_OK)
+	@$(MAKE) --no-print-directory BUILD=$(PIC_BUILD) EXTRA_CFLAGS="-fPIC $(EXTRA_CFLAGS)" \
+	    $(PIC_BUILD)/libgeotrain.a
+	@$(MAKE) --no-print-directory $(SO_REAL)
+
+$(SO_REAL): $(PIC_BUILD)/libgeotrain.a
+	$(CC) -shared -Wl,-soname,libgeotrain.so.$(LIB_MAJOR) -o $@ \
+	    -Wl,--whole-archive $< -Wl,--no-whole-archive $(LDFLAGS) $(LDLIBS)
+	ln -sf libgeotrain.so.$(LIB_VERSION) $(PIC_BUILD)/libgeotrain.so.$(LIB_MAJOR)
+	ln -sf libgeotrain.so.$(LIB_MAJOR) $(PIC_BUILD)/libgeotrain.so
+
+$(BUILD)/geotrain.pc: Makefile
+	@mkdir -p $(dir $@)
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
+	    'Name: geotrain' \
+	    'Description: plan and simulate pipeline-parallel training on geo-distributed GPUs' \
+	    'Version: $(LIB_VERSION)' 'Requires.private: $(PKGS)' \
+	    'Libs: -L$${libdir} -lgeotrain' 'Libs.private: -lm -fopenmp' \
+	    'Cflags: -I$${includedir}' > $@
+
+# geotrain(1) from the binary's --help texts: it cannot drift from the program.
+man: $(BUILD)/geotrain.1
+$(BUILD)/geotrain.1: $(BIN) tools/man.sh
+	sh tools/man.sh ./$(BIN) > $@.tmp && mv $@.tmp $@
+
+install: install-lib
+install-lib: shared $(BUILD)/geotrain.pc $(BUILD)/geotrain.1
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR) $(DESTDIR)$(MANDIR)/man1 \
+	    $(DESTDIR)$(PREFIX)/share/geotrain/python
+	install -m 755 $(SO_REAL) $(DESTDIR)$(LIBDIR)/
+	ln -sf libgeotrain.so.$(LIB_VERSION) $(DESTDIR)$(LIBDIR)/libgeotrain.so.$(LIB_MAJOR)
+	ln -sf libgeotrain.so.$(LIB_MAJOR) $(DESTDIR)$(LIBDIR)/libgeotrain.so
+	install -m 644 api/geotrain.h $(DESTDIR)$(INCDIR)/geotrain.h
+	install -m 644 $(BUILD)/geotrain.pc $(DESTDIR)$(LIBDIR)/pkgconfig/geotrain.pc
+	install -m 644 $(BUILD)/geotrain.1 $(DESTDIR)$(MANDIR)/man1/geotrain.1
+	install -m 644 python/geotrain.py $(DESTDIR)$(PREFIX)/share/geotrain/python/geotrain.py
+
+# make install into a temporary DESTDIR, a C program via pkg-config, python3.
+test: test-lib
+test-lib: $(BIN)
+	@echo "== installed library, pkg-config, Python module =="
+	@MAKE="$(MAKE)" sh tests/lib_test.sh
+
+-include $(API_OBJ:.o=.d)
+clean: clean-lib
+clean-lib:
+	rm -rf $(PIC_BUILD)

@@ -9,6 +9,7 @@
 #include "sim/cli.h"
 #include "sim/commands.h"
 #include "topologies/gen.h"
+#include "traces/kineto.h"
 
 typedef struct command {
     const char *name;     /* "topo show" */
@@ -21,6 +22,7 @@ static const command COMMANDS[] = {
     {"topo check", cmd_topo_check, "validate topology files (file:line:col errors)"},
     {"topo gen", cmd_topo_gen, "generate a topology on real regions (seeded; measured WAN + fit)"},
     {"model show", cmd_model_show, "parameters, FLOPs per iteration, memory, transfer sizes"},
+    {"profile import", cmd_profile_import, "PyTorch profiler (Kineto) trace -> --profile CSV"},
     {"plan check", cmd_plan_check, "check a plan against a topology and job"},
     {"plan", cmd_plan, "choose GPUs, shape, placement and layer cuts for a job"},
     {"simulate", cmd_simulate, "replay a plan: iteration time, joules, utilisation, timeline"},

@@ -152,14 +152,34 @@ _pub() {
         "$EXP/published.csv"
 }
 
+# --- cases not run -------------------------------------------------------------
+# not_run WHAT "ALL" "RAN" [WHY]: in run(), record each item of ALL that is not
+# in RAN (e.g. not_run case "1 2 3 4 5" "$E1_CASES" QUICK) as a line
+# "WHAT ITEM (WHY)" of $OUT/not_run.txt. plots/render.sh prints the list on
+# every figure of the experiment and fig() under it in the report, so that a
+# figure with fewer cases says so instead of looking complete.
+not_run() {
+    for _x in $2; do
+        case " $3 " in *" $_x "*) ;; *) echo "$1 $_x${4:+ ($4)}" >>"$OUT/not_run.txt" ;; esac
+    done
+}
+# not_run_list: the recorded items, comma-separated ("" when all ran).
+not_run_list() {
+    [ -s "$OUT/not_run.txt" ] || return 0
+    awk 'NF { s = s (n++ ? ", " : "") $0 } END { print s }' "$OUT/not_run.txt"
+}
+
 # --- report helpers (used by a definition's section and headline) ---------------
-# fig NAME CAPTION: the PNG inline, the SVG as a link (figures/ beside REPORT.md).
+# fig NAME CAPTION: the PNG inline, the SVG as a link (figures/ beside REPORT.md),
+# and the cases not run (not_run above) under it.
 fig() {
     if [ -f "$RESULTS/figures/$1.png" ]; then
         printf '![%s](figures/%s.png)\n\n*%s* ([SVG](figures/%s.svg))\n\n' "$2" "$1" "$2" "$1"
     else
         printf '*(figure %s missing: plots/render.sh failed or the data is empty)*\n\n' "$1"
     fi
+    _nr=$(not_run_list)
+    [ -z "$_nr" ] || printf '*Not run, so not in the figure: %s.*\n\n' "$_nr"
 }
 # verdict WORD REASON: reproduced | better | worse | not comparable.
 verdict() { printf '**Verdict: %s.** %s\n\n' "$1" "$2"; }

@@ -44,11 +44,27 @@ runtime_of() {
     awk -v q="$q" '$2 == "QUICK=" q { print $1 }' "$RESULTS/$1/.runtime" 2>/dev/null
 }
 
+# The results folder as the report names it: relative to the repository when
+# inside it (results/quick for QUICK=1), else absolute.
+results_rel() {
+    case $RESULTS in "$ROOT"/*) echo "${RESULTS#"$ROOT"/}" ;; *) echo "$RESULTS" ;; esac
+}
+
+# last_failure ID: a note when the latest run failed and older results are shown.
+last_failure() {
+    f=$RESULTS/$1/last-failure
+    [ -f "$f" ] || return 0
+    printf '**The latest run failed** (%s): `%s` (log: `%s/%s/last-failure.log`). ' \
+        "$(sed -n 2p "$f")" "$(sed -n 1p "$f")" "$(results_rel)" "$1"
+    printf 'The results below are those of the previous successful run.\n\n'
+}
+
 # section_of DEF ID: the body of one experiment's section (from its CSVs).
 section_of() {
     st=$(status_of "$2")
     case $st in
     ok)
+        last_failure "$2"
         ( OUT=$RESULTS/$2 WORK=$RESULTS/$2/work QUICK=0
           [ "$(mode_of "$2")" = QUICK ] && QUICK=1
           . "$1"
@@ -64,7 +80,7 @@ section_of() {
         printf 'No results yet: run `make experiments ONLY=%s`.\n\n' "$2"
         verdict "not comparable" "No results." ;;
     *)
-        printf 'The run failed: `%s` (log: `%s/run.log`).\n\n' "$st" "$2"
+        printf 'The run failed: `%s` (log: `%s/%s/run.log`).\n\n' "$st" "$(results_rel)" "$2"
         verdict "not comparable" "The experiment failed, so there are no numbers to compare." ;;
     esac
 }
@@ -148,7 +164,7 @@ rm -rf "$SEC"; mkdir -p "$SEC"
                   printf "- %s%s. *Source: %s.*\n", v("claim"), val != "" ? sprintf(" [%s %s]", val, u) : "", v("source") }
                 END { if (n) print "" }' "$EXP/published.csv"
           m=$(mode_of "$id"); r=$(runtime_of "$id")
-          [ -n "$m" ] && printf '**Run.** %s mode, %s s on this machine (`results/%s/`).\n\n' "$m" "$r" "$id" )
+          [ -n "$m" ] && printf '**Run.** %s mode, %s s on this machine (`%s/%s/`).\n\n' "$m" "$r" "$(results_rel)" "$id" )
         cat "$SEC/$id.md"
     done
 } >"$tmp" || { rm -f "$tmp"; rm -rf "$SEC"; exit 1; }

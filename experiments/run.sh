@@ -20,7 +20,8 @@
 # and the checksums of its definition, the experiment library, its gnuplot
 # script, its declared INPUTS and the geotrain binary) matches; then it is
 # skipped. Each experiment runs in a scratch folder that replaces its results
-# only when it succeeds. The driver draws a progress bar with an ETA (from the
+# only when it succeeds: a failed run keeps the previous good results and puts
+# its status and log beside them (last-failure, last-failure.log). The driver draws a progress bar with an ETA (from the
 # last measured runtime of each experiment, else its definition's estimate),
 # prints each experiment's runtime, renders its figures (plots/render.sh) and
 # finally regenerates $GT_RESULTS/REPORT.md (experiments/report.sh), which is
@@ -85,6 +86,24 @@ stamp_of() {
             echo "input $f $(sum_of "$p")"
         done
     done
+}
+
+# keep_previous OUT NEW: a run that failed (or could not run) leaves the last
+# good results in OUT untouched; its status and log go beside them as
+# last-failure / last-failure.log (the report shows both), and the stamp is
+# spoiled so that the next `make experiments` tries again. Without good results to
+# keep, NEW (status and logs) becomes OUT.
+keep_previous() {
+    if [ -f "$1/status" ] && [ "$(cat "$1/status")" = ok ]; then
+        { cat "$2/status"; date -u +%Y-%m-%dT%H:%M:%SZ; } >"$1/last-failure"
+        cp "$2/run.log" "$1/last-failure.log" 2>/dev/null || : >"$1/last-failure.log"
+        # a stamp that cannot match: rerun next time, yet still say the mode
+        echo "last run failed" >>"$1/.stamp"
+        rm -rf "$2"
+    else
+        rm -rf "$1"
+        mv "$2" "$1"
+    fi
 }
 
 # Which experiments to run.
@@ -175,9 +194,14 @@ for d in $sel; do
     # keep the runtime of the other mode
     { grep -v " QUICK=$QUICK " "$out/.runtime" 2>/dev/null
       echo "$rt QUICK=$QUICK $(date -u +%Y-%m-%dT%H:%M:%SZ)"; } >"$tmp/.runtime"
-    rm -rf "$out.old"
-    [ -d "$out" ] && mv "$out" "$out.old"
-    mv "$tmp" "$out" && rm -rf "$out.old"
+    if [ $rc -ne 0 ] || [ -n "$miss" ]; then
+        keep_previous "$out" "$tmp"
+    else
+        rm -rf "$out.old"
+        [ -d "$out" ] && mv "$out" "$out.old"
+        mv "$tmp" "$out" && rm -rf "$out.old"
+    fi
+    tmp=""
     if [ $rc -eq 0 ] && [ -z "$miss" ]; then
         if ! sh "$ROOT/plots/render.sh" "$id" >"$out/plot.log" 2>&1; then
             echo "$id: figures failed after $rt s: $(tail -n 2 "$out/plot.log" | tr '\n' ' ')"
@@ -187,8 +211,11 @@ for d in $sel; do
             echo "$id: done in $rt s"
         fi
     elif [ $rc -ne 0 ]; then
-        rm -f "$out/.stamp"; failed="$failed $id"
-        echo "$id: FAILED after $rt s (see $out/run.log):"; tail -n 5 "$out/run.log" | sed 's/^/    /'
+        [ -f "$out/last-failure" ] || rm -f "$out/.stamp"
+        failed="$failed $id"
+        log=$out/run.log; [ -f "$out/last-failure.log" ] && log=$out/last-failure.log
+        echo "$id: FAILED after $rt s (see $log):"; tail -n 5 "$log" | sed 's/^/    /'
+        [ -f "$out/last-failure" ] && echo "$id: the previous results in $out are kept"
     fi
     P_DONE=$(awk -v a="$P_DONE" -v b="$est" 'BEGIN { print a + b }')
 done

@@ -14,11 +14,11 @@ set style fill solid 0.85 border -1
 set key top center horizontal
 set xtics noenhanced
 set arrow from graph 0, first 0.94 to graph 1, first 0.94 nohead lt 9 dt 3
-set label "published: up to 94 %" at graph 0.99, first 0.92 right
+set label 1 "published: up to 94 %" at graph 0.99, first 0.92 right
 plot rows(E, '$1 == "scenario" && $4 == "conv"') using 10:xtic(sprintf("%s\n(%s)", strcol(2), strcol(3))) lt 2 title "training only", \
      '' using 11 lt 1 title "with prefill"
 unset arrow
-unset label
+unset label 1
 
 # 2. sweeps on atlas-4dc
 set output fig("E10-sweeps")

@@ -1,6 +1,8 @@
 # plots/common.gp — terminal and style shared by every figure (loaded first by
 # plots/render.sh). render.sh sets: data (the experiment's results folder),
-# out (the figures folder) and ext ("png" or "svg").
+# out (the figures folder), ext ("png" or "svg") and notrun (cases the run
+# left out, "" when none: printed in the top right corner as label 99, so a
+# script's `unset label N` must name its own labels).
 if (ext eq "svg") {
     set terminal svg size 960,600 dynamic enhanced font "sans,12" background rgb "white"
 } else {
@@ -30,3 +32,7 @@ set linetype cycle 10
 # rows(file, cond): the header and the rows of a CSV for which the awk
 # condition holds (e.g. rows(csv("E10"), "$1 == \"guard\"")).
 rows(file, cond) = sprintf("< awk -F, 'NR == 1 || (%s)' '%s'", cond, file)
+if (exists("notrun") && strlen(notrun) > 0) {
+    set label 99 "not run: ".notrun at screen 0.99, screen 0.975 right front \
+        font ",9" textcolor rgb "#d1495b"
+}

@@ -5,6 +5,7 @@
 # For each ID, plots/ID.gp reads $GT_RESULTS/ID/*.csv and writes PNG and SVG
 # figures named ID*.png / ID*.svg into $GT_RESULTS/figures (git-ignored).
 # Figures are drawn in a scratch folder and moved in only when gnuplot succeeds.
+# Cases listed in $GT_RESULTS/ID/not_run.txt are printed on each figure.
 # Without arguments: every experiment that has a results folder and a script.
 #   GT_RESULTS     results folder (default results; with QUICK=1 results/quick)
 #   GT_PLOTS_DIR   folder of the .gp scripts (default plots; common.gp is taken
@@ -28,10 +29,14 @@ rc=0
 for id in $ids; do
     g=$PLOTS/$id.gp
     [ -f "$g" ] || { echo "render: no $g" >&2; rc=1; continue; }
+    # cases the run left out (experiments/lib.sh not_run): common.gp marks them
+    notrun=""
+    [ -s "$RESULTS/$id/not_run.txt" ] &&
+        notrun=$(tr -d "'\\\"" <"$RESULTS/$id/not_run.txt" | awk 'NF { s = s (n++ ? ", " : "") $0 } END { print s }')
     for ext in png svg; do
         tmp=$RESULTS/figures/.$id.$ext.tmp
         rm -rf "$tmp"; mkdir -p "$tmp"
-        if gnuplot -e "data='$RESULTS/$id'; out='$tmp'; ext='$ext'" \
+        if gnuplot -e "data='$RESULTS/$id'; out='$tmp'; ext='$ext'; notrun='$notrun'" \
                "$COMMON" "$g" 2>"$tmp/log"; then
             grep -i "warning" "$tmp/log" | grep -v "no valid points" | sed "s|^|render: $id ($ext): |" >&2
             for f in "$tmp"/*."$ext"; do

@@ -11,6 +11,7 @@
 const char CLI_JOB_HELP[] =
     "Job (DESIGN 3.3):\n"
     "  -m, --model MODEL      catalog id (gpt3-xl, llama2-7b, ...) or a model JSON file\n"
+    "                         (GeoTrain's, or a Hugging Face config.json)\n"
     "  --batch B              global batch in sequences (default 1024)\n"
     "  --microbatch b         microbatch size for planners (default 1)\n"
     "  --seq S                sequence length (default: the model's)\n"

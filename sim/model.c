@@ -8,6 +8,7 @@
 #include "csv.h"
 #include "datadir.h"
 #include "jsonio.h"
+#include "model_hf.h"
 
 /* "gpt3-xl" -> "gpt3_1.3b"; dashed ids -> underscored ids. */
 static void canonical_id(const char *arg, char *out, size_t cap)
@@ -160,6 +161,8 @@ static int model_from_doc(const jdoc *d, model_spec *m, gt_err *e)
                                        "tied_embeddings", "bias", "norm", "learned_pos",
                                        "params_published", "source", NULL};
     const char *path = d->path;
+    if (model_hf_detect(d))
+        return model_hf_read(d, m, e);
     memset(m, 0, sizeof *m);
     json_t *o = d->root;
     long heads = 0, kv, v[6];

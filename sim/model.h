@@ -1,7 +1,8 @@
 /* model.h — decoder-only Transformer configurations.
  *
  * A model comes from topologies/models.csv by id (aliases: "gpt3-xl" and the
- * dashed forms such as "llama2-7b") or from a JSON file with the same fields. */
+ * dashed forms such as "llama2-7b"), from a JSON file with the same fields, or
+ * from a Hugging Face config.json (model_hf.h). */
 #ifndef GT_MODEL_H
 #define GT_MODEL_H
 

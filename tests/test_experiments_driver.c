@@ -10,7 +10,11 @@
  *   - ONLY selects experiments and rejects unknown ids;
  *   - a definition whose command is missing is reported "not run" with the
  *     verdict "not comparable"; a failing one makes the driver exit 1 while the
- *     report is still written.
+ *     report is still written;
+ *   - a failed rerun keeps the previous good results and says so; the next run
+ *     retries it;
+ *   - "Run." lines name the results folder actually written;
+ *   - cases a run leaves out (not_run) are marked on the figure and under it.
  *
  * Runs from the repository root (tests/run.sh); needs sh, awk and gnuplot. */
 #include <setjmp.h>
@@ -109,6 +113,7 @@ static const char *DEF_T1 =
     "EST_S_QUICK=1\n"
     "STEPS=2\n"
     "run() {\n"
+    "    [ ! -e \"$GT_EXP_DEFS/../fail\" ] || { echo \"told to fail\" >&2; exit 3; }\n"
     "    step \"first\"\n"
     "    echo run >>\"$GT_EXP_DEFS/../runs\"\n"
     "    step \"second\"\n"
@@ -138,6 +143,17 @@ static const char *DEF_T3 =
     "ID=T3\nTITLE=\"Fails\"\nQUESTION=\"-\"\nNEEDS=\"\"\nINPUTS=\"\"\n"
     "run() { echo boom >&2; false; }\n"
     "section() { verdict reproduced \"never\"; }\n";
+
+/* Runs two of three cases and records the third as not run. */
+static const char *DEF_T4 =
+    "ID=T4\nTITLE=\"Partial\"\nQUESTION=\"-\"\nNEEDS=\"\"\nINPUTS=\"\"\n"
+    "run() {\n"
+    "    not_run case \"1 2 3\" \"1 3\" QUICK\n"
+    "    printf 'case,y\\n1,1\\n3,9\\n' >\"$OUT/T4.csv\"\n"
+    "}\n"
+    "section() { fig T4 \"two cases\"; verdict reproduced \"partial\"; }\n";
+static const char *PLOT_T4 =
+    "set output fig(\"T4\")\nplot csv(\"T4\") using 1:2 with points title \"y\"\n";
 
 static int setup(void **state)
 {
@@ -253,6 +269,105 @@ static void test_only_and_missing_and_failing(void **state)
     free(rep);
 }
 
+/* A failed rerun keeps the previous good results (CSV, figure, report
+ * section), says so in the report, and is retried by the next run. */
+static void test_failed_run_keeps_previous_results(void **state)
+{
+    (void)state;
+    assert_int_equal(driver(""), 0);
+    char *before = slurp("results/T1/T1.csv");
+    assert_non_null(before);
+    put("fail", "");
+    assert_int_equal(driver("FORCE=1"), 1);
+    assert_int_equal(count_runs(), 1);   /* the failing run stopped before its step */
+    char *after = slurp("results/T1/T1.csv");
+    assert_non_null(after);
+    assert_string_equal(after, before);
+    free(after);
+    assert_true(exists("results/T1/last-failure"));
+    char *flog = slurp("results/T1/last-failure.log");
+    assert_non_null(strstr(flog, "told to fail"));
+    free(flog);
+    assert_true(exists("results/figures/T1.png"));
+    char *rep = slurp("results/REPORT.md");
+    assert_non_null(strstr(rep, "**The latest run failed**"));
+    assert_non_null(strstr(rep, "The results below are those of the previous successful run."));
+    assert_non_null(strstr(rep, "**Verdict: reproduced.** sum 14"));  /* old numbers still shown */
+    assert_non_null(strstr(rep, "**Run.** full mode"));
+    free(rep);
+    char *log = slurp("log");
+    assert_non_null(strstr(log, "previous results"));
+    free(log);
+    /* nothing changed but the cause: the next run retries (no FORCE) and succeeds */
+    char path[256];
+    snprintf(path, sizeof path, "%s/fail", g_dir);
+    unlink(path);
+    assert_int_equal(driver(""), 0);
+    assert_int_equal(count_runs(), 2);
+    assert_false(exists("results/T1/last-failure"));
+    rep = slurp("results/REPORT.md");
+    assert_null(strstr(rep, "latest run failed"));
+    free(rep);
+    /* a first run that fails has nothing to keep: its logs are the results */
+    put("defs/T3.sh", DEF_T3);
+    assert_int_equal(driver("ONLY=T3"), 1);
+    assert_true(exists("results/T3/run.log"));
+    assert_false(exists("results/T3/last-failure"));
+    free(before);
+}
+
+/* "Run." lines name the folder written: relative to the repository when
+ * inside it (as results/quick is for QUICK=1), else absolute. */
+static void test_run_lines_name_the_results_folder(void **state)
+{
+    (void)state;
+    assert_int_equal(driver(""), 0);
+    char *rep = slurp("results/REPORT.md"), want[512];
+    snprintf(want, sizeof want, "(`%s/results/T1/`)", g_dir);
+    assert_non_null(strstr(rep, want));
+    free(rep);
+    /* inside the repository, QUICK: a relative path under build/ (git-ignored) */
+    char rel[128], env[256], cmd[300];
+    snprintf(rel, sizeof rel, "build/gt-exptest-%ld", (long)getpid());
+    snprintf(env, sizeof env, "QUICK=1 GT_RESULTS='%s'", rel);
+    assert_int_equal(driver(env), 0);
+    char path[300];
+    snprintf(path, sizeof path, "%s/REPORT.md", rel);
+    FILE *fp = fopen(path, "rb");
+    assert_non_null(fp);
+    char buf[65536];
+    size_t n = fread(buf, 1, sizeof buf - 1, fp);
+    buf[n] = '\0';
+    fclose(fp);
+    snprintf(want, sizeof want, "**Run.** QUICK mode, ");
+    assert_non_null(strstr(buf, want));
+    snprintf(want, sizeof want, "(`%s/T1/`)", rel);
+    assert_non_null(strstr(buf, want));
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", rel);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* Cases a run leaves out are marked on the figure and under it. */
+static void test_figures_mark_cases_not_run(void **state)
+{
+    (void)state;
+    put("defs/T4.sh", DEF_T4);
+    put("plots/T4.gp", PLOT_T4);
+    assert_int_equal(driver("ONLY=T4"), 0);
+    char *svg = slurp("results/figures/T4.svg");
+    assert_non_null(svg);
+    assert_non_null(strstr(svg, "not run: case 2 (QUICK)"));
+    free(svg);
+    char *rep = slurp("results/REPORT.md");
+    assert_non_null(strstr(rep, "*Not run, so not in the figure: case 2 (QUICK).*"));
+    free(rep);
+    /* T1 ran every case: no mark */
+    assert_int_equal(driver("ONLY=T1"), 0);
+    svg = slurp("results/figures/T1.svg");
+    assert_null(strstr(svg, "not run"));
+    free(svg);
+}
+
 int main(void)
 {
     /* tests run from the repository root */
@@ -264,6 +379,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_produces_csv_figure_and_section, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rerun_unchanged_does_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_only_and_missing_and_failing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_failed_run_keeps_previous_results, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_run_lines_name_the_results_folder, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_figures_mark_cases_not_run, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -275,19 +275,9 @@ static void test_timeline(void **state)
     close(fd);
     gt_err e;
     assert_int_equal(timeline_write(path, &w.t, &d, NULL, &e), 0);
-    gzFile gz = gzopen(path, "rb");
-    assert_non_null(gz);
-    size_t cap = 1 << 20, n = 0;
-    char *buf = malloc(cap);
-    int got;
-    while ((got = gzread(gz, buf + n, (unsigned)(cap - n - 1))) > 0) {
-        n += (size_t)got;
-        if (cap - n < 2) {
-            cap *= 2;
-            buf = realloc(buf, cap);
-        }
-    }
-    gzclose(gz);
+    size_t n = 0;
+    char *buf = tu_read_gz(path, &n);
+    assert_non_null(buf);
     json_error_t je;
     json_t *root = json_loadb(buf, n, 0, &je);
     assert_non_null(root);

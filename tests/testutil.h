@@ -24,6 +24,8 @@
  *   tu_read_file(path, &len)  malloc'd contents, NUL-terminated, or NULL
  *   tu_exists(path)           1 if the path exists
  *   tu_count_entries(dir)     entries of a folder (without . and ..), -1 if none
+ *   tu_read_gz(path, &len)    contents of a gzip (or plain) file through zlib,
+ *                             malloc'd and NUL-terminated, or NULL
  *
  * For tests only: helpers may abort() on out-of-memory. */
 #ifndef GT_TESTUTIL_H
@@ -44,6 +46,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <zlib.h>
 
 #define FIXTURES "tests/fixtures"
 #define TU_MAX_ARGS 64
@@ -243,6 +246,28 @@ __attribute__((sentinel)) static inline int tu_geotrain(tu_run *r, ...)
     va_end(ap);
     args[n] = NULL;
     return tu_geotrainv(r, args);
+}
+
+static inline char *tu_read_gz(const char *path, size_t *len)
+{
+    gzFile gz = gzopen(path, "rb");
+    if (!gz)
+        return NULL;
+    size_t cap = 1 << 20, n = 0;
+    char *buf = malloc(cap);
+    int got;
+    while (buf && (got = gzread(gz, buf + n, (unsigned)(cap - n - 1))) > 0) {
+        n += (size_t)got;
+        if (cap - n < 2)
+            buf = realloc(buf, cap *= 2);
+    }
+    gzclose(gz);
+    if (!buf)
+        abort();
+    buf[n] = '\0';
+    if (len)
+        *len = n;
+    return buf;
 }
 
 #endif

@@ -28,10 +28,11 @@ INPUTS="topologies/real/*.json topologies/pools/*.json topologies/gpus.csv topol
 EST_S=420
 EST_S_QUICK=60
 E4_BASE=dtfm,dtfm-hybrid,megatron,megatron-random,metis,atlas,greedy,random
+E4_ALL="real/aws-us-4 real/aws-world-10 pools/us-hetero pools/world-hetero pools/euasia-hetero"
 if [ "$QUICK" = 1 ]; then
     E4_TOPOS="real/aws-us-4 pools/us-hetero"; E4_SEEDS=1; E4_ESEEDS=1; E4_EXTRA="--budget-s 3"
 else
-    E4_TOPOS="real/aws-us-4 real/aws-world-10 pools/us-hetero pools/world-hetero pools/euasia-hetero"
+    E4_TOPOS=$E4_ALL
     E4_SEEDS=2; E4_ESEEDS=1; E4_EXTRA="--budget-s 40"
 fi
 E4_EOBJ=energy-within:0.1
@@ -39,6 +40,7 @@ E4_JOB="-m gpt3-xl --batch 1024 --recompute full"
 STEPS=$(( 2 * $(echo $E4_TOPOS | wc -w) ))
 
 run() {
+    not_run topology "$E4_ALL" "$E4_TOPOS" QUICK
     for t in $E4_TOPOS; do
         n=$(basename "$t")
         step "$n: all planners, objective time"

@@ -21,14 +21,16 @@ EST_S=250
 EST_S_QUICK=20
 E8_PLANNERS=memetic,memetic-uniform,megatron,dtfm,metis,atlas,greedy
 E8_TOPO=real/aws-us-4
+E8_ALL="gpt3_1.3b gpt3_2.7b gpt3_6.7b gpt3_13b"
 if [ "$QUICK" = 1 ]; then
     E8_MODELS="gpt3_1.3b gpt3_6.7b"; E8_EXTRA="--budget-s 3"
 else
-    E8_MODELS="gpt3_1.3b gpt3_2.7b gpt3_6.7b gpt3_13b"; E8_EXTRA=""
+    E8_MODELS=$E8_ALL; E8_EXTRA=""
 fi
 STEPS=$(echo $E8_MODELS | wc -w)
 
 run() {
+    not_run model "$E8_ALL" "$E8_MODELS" QUICK
     for m in $E8_MODELS; do
         step "$m"
         st=$("$GT" model show "$m" --batch 256 --json >"$WORK/m.json" && jget "$WORK/m.json" training_state_bytes params | tr '\n' ' ')
