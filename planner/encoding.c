@@ -10,6 +10,7 @@
 #include "partition_dp.h"
 #include "tp_view.h"
 #include "sim/cost.h"
+#include "sim/memory.h"
 #include "sim/estimator.h"
 #include "sim/simulator.h"
 

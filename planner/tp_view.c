@@ -8,6 +8,7 @@
 
 #include "objective.h"
 #include "sim/cost.h"
+#include "sim/memory.h"
 
 int tp_degrees(const topology *t, const model_spec *m, int *out, int cap)
 {

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "cost.h"
+#include "memory.h"
 #include "jsonio.h"
 
 #define GIB 1073741824.0

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cost.h"
+#include "memory.h"
 #include "plan.h"
 
 #define GIB 1073741824.0

@@ -45,6 +45,7 @@
 #include "baselines.h"
 #include "common.h"
 #include "sim/cost.h"
+#include "sim/memory.h"
 
 #define GIB 1073741824.0
 
