@@ -46,12 +46,16 @@ static void init_costs(enc_problem *pr)
         pr->mem_emb -= pr->mem_layer;
         pr->mem_head -= pr->mem_layer;
     }
+    /* a unit of tp GPUs (tp_view.h) holds tp x what each of its GPUs holds
+     * (memory.h: activations per GPU are not simply 1/tp of one GPU's) */
+    int tp = pr->cfg.tp ? pr->cfg.tp->tp : 1;
     for (int bi = 0; bi < pr->nb; bi++) {
-        pr->act_layer[bi] = cost_stage_activation_bytes(j, pr->bval[bi], 0, 0);
+        int b = pr->bval[bi];
+        pr->act_layer[bi] = tp * memory_layer_activation_bytes(j, b, tp);
         /* memory_stage_temporary() depends on the stage only through
          * whether it holds the last layer */
-        pr->tmp_mid[bi] = memory_stage_temporary(j, pr->bval[bi], 0, 0, 1, SHARD_NONE, 1);
-        pr->tmp_last[bi] = memory_stage_temporary(j, pr->bval[bi], L - 1, L - 1, 1, SHARD_NONE, 1);
+        pr->tmp_mid[bi] = tp * memory_stage_temporary(j, b, 0, tp, SHARD_NONE, 1);
+        pr->tmp_last[bi] = tp * memory_stage_temporary(j, b, L - 1, tp, SHARD_NONE, 1);
     }
     for (int bi = 0; bi < pr->nb; bi++)
         for (int ty = 0; ty < pr->ntypes; ty++) {

@@ -27,13 +27,17 @@ typedef struct mem_terms {
 /* Unsharded bytes of training state per parameter: 2 (weights) +
  * grad_bytes + the optimizer's opt_bytes_per_param - 4 (16 by default). */
 double memory_state_bytes_per_param(const job *j);
-/* Activation bytes one microbatch leaves on a stage (Korthikanti et al.). */
+/* Activation bytes one microbatch of size b leaves per layer on each GPU
+ * of a tp-way stage (Korthikanti et al.; see memory.c). */
+double memory_layer_activation_bytes(const job *j, int b, int tp);
+/* The same for a stage [first, last] without tensor parallelism. */
 double cost_stage_activation_bytes(const job *j, int b, int first, int last);
-/* The largest transient buffer of a stage for one microbatch of size b:
+/* The largest transient buffer of a stage ending at layer `last` for one
+ * microbatch of size b:
  * the fp32 logits of the loss on the last stage, one layer's recomputed
  * activations under full recomputation, the gathered parameters of ZeRO-3 /
- * FSDP. Divided by tp like everything a tensor-parallel stage splits. */
-double memory_stage_temporary(const job *j, int b, int first, int last, int tp,
+ * FSDP; per GPU of a tp-way stage. */
+double memory_stage_temporary(const job *j, int b, int last, int tp,
                               shard_kind shard, int dp);
 /* Every term of a GPU holding layers [first,last] of a tp-way stage with
  * `in_flight` microbatches alive, its state sharded `shard` over dp

@@ -4,7 +4,7 @@
  *     optimizer step on a contention-free plan (closed form), estimator and
  *     simulator alike, op by op;
  *   memory: the hand-computed peak of a 2-stage 1F1B plan with and without
- *     recomputation; ZeRO-1/2/3 and FSDP state per GPU equal the ZeRO
+ *     recomputation, and of a 2-way tensor-parallel one; ZeRO-1/2/3 and FSDP state per GPU equal the ZeRO
  *     paper's (2+2+K)Psi/Nd formulas and its 7.5B / Nd = 64 figures;
  *   sharded sync traffic: ZeRO-1/2 move what an all-reduce moves, ZeRO-3
  *     1.5x (ZeRO paper section 7);
@@ -259,6 +259,30 @@ static void test_memory_two_stage_1f1b(void **state)
     unload(&w);
 }
 
+/* A 2-way tensor-parallel stage (Korthikanti et al. section 4.2, no
+ * sequence parallelism): each GPU keeps sbh(10 + 24/t + 5as/(ht)) per layer
+ * and microbatch, and 1/t of the state and of the vocabulary-parallel logits. */
+static void test_memory_tensor_parallel(void **state)
+{
+    (void)state;
+    const char *plan =
+        "{\"schedule\":\"1f1b\",\"dp_sync\":\"ring\",\"microbatch_size\":1,\"pipelines\":["
+        "{\"microbatches\":4,\"stages\":[{\"gpus\":[\"s1/0/0\",\"s1/0/1\"],\"layers\":[0,3]},"
+        "{\"gpus\":[\"s1/0/2\",\"s1/0/3\"],\"layers\":[4,7]}]}]}";
+    world w;
+    load_ok(&w, ONE_NODE, plan, 4);
+    double s = 1024, h = 1024, a = 16, V = 32000, t = 2, over = 1.5 * 1073741824.0;
+    double layer_act = s * h * (10 + 24 / t + 5 * a * s / (h * t)); /* 65011712 */
+    double p0 = cost_stage_params(&w.j.model, 0, 3), p1 = cost_stage_params(&w.j.model, 4, 7);
+    for (int g = 0; g < 2; g++)
+        assert_true(rel_diff(plan_gpu_memory(&w.p, &w.j, g),
+                             16 * p0 / t + 4 * 2 * layer_act + over) < 1e-12);
+    for (int g = 2; g < 4; g++)
+        assert_true(rel_diff(plan_gpu_memory(&w.p, &w.j, g),
+                             16 * p1 / t + 4 * 1 * layer_act + 4 * s * V / t + over) < 1e-12);
+    unload(&w);
+}
+
 /* ZeRO paper (Rajbhandari et al. SC'20) section 5 and Figure 1: with K = 12
  * and Nd replicas, per GPU (2+2+K)Psi baseline, (2+2+K/Nd)Psi for P_os,
  * (2+(2+K)/Nd)Psi for P_os+g, (2+2+K)Psi/Nd for P_os+g+p; for Psi = 7.5B
@@ -481,6 +505,7 @@ int main(void)
         cmocka_unit_test(test_accumulation_closed_form),
         cmocka_unit_test(test_accumulation_checks),
         cmocka_unit_test(test_memory_two_stage_1f1b),
+        cmocka_unit_test(test_memory_tensor_parallel),
         cmocka_unit_test(test_zero_memory_formulas),
         cmocka_unit_test(test_zero_traffic),
         cmocka_unit_test(test_zero_needs_splittable_sync),
