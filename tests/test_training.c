@@ -12,7 +12,7 @@
  *     equal when a bucket holds a whole stage (nothing left to overlap);
  *   fp32 gradients double the sync bytes;
  *   plan fields at their defaults change nothing; bad combinations are
- *     refused with a reason. */
+ *     refused with a reason, on the command line too. */
 #include "testutil.h"
 
 #include <jansson.h>
@@ -496,6 +496,47 @@ static void test_explicit_defaults_identical(void **state)
     unload(&b);
 }
 
+/* The command line: overrides replay, junk is a usage error (exit 2), a
+ * plan field of the wrong kind names the field, planners refuse k > 1. */
+static void test_command_line(void **state)
+{
+    (void)state;
+    char tpath[64], ppath[64];
+    char plan[2048];
+    cross_sites(plan, sizeof plan, "1f1b", "");
+    write_temp(TWO_SITES, tpath, sizeof tpath);
+    write_temp(plan, ppath, sizeof ppath);
+    tu_run r;
+    tu_geotrain(&r, "simulate", "-t", tpath, "-m", TINY, "--batch", "8", "-p", ppath,
+                "--grad-sync", "overlap", "--dp-shard", "zero2", "--grad-dtype", "fp32", NULL);
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+    tu_geotrain(&r, "simulate", "-t", tpath, "-m", TINY, "--batch", "8", "-p", ppath,
+                "--dp-shard", "zero9", NULL);
+    assert_int_equal(r.status, 2);
+    assert_non_null(strstr(r.err, "--dp-shard expects"));
+    tu_run_free(&r);
+    tu_geotrain(&r, "simulate", "-t", tpath, "-m", TINY, "--batch", "16", "-p", ppath,
+                "--accumulation-steps", "2", NULL);
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+    tu_geotrain(&r, "plan", "-t", tpath, "-m", TINY, "--batch", "16", "-o", "/dev/null",
+                "--accumulation-steps", "2", NULL);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "one pipeline flush per optimizer step"));
+    tu_run_free(&r);
+    unlink(ppath);
+    cross_sites(plan, sizeof plan, "1f1b", "\"grad_sync\":\"during\",");
+    write_temp(plan, ppath, sizeof ppath);
+    tu_geotrain(&r, "plan", "check", "-t", tpath, "-m", TINY, "--batch", "8", ppath, NULL);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "grad_sync"));
+    assert_non_null(strstr(r.err, "after_backward or overlap"));
+    tu_run_free(&r);
+    unlink(ppath);
+    unlink(tpath);
+}
+
 int main(void)
 {
     if (tu_chdir_root())
@@ -512,6 +553,7 @@ int main(void)
         cmocka_unit_test(test_overlap_never_slower),
         cmocka_unit_test(test_grad_dtype_bytes),
         cmocka_unit_test(test_explicit_defaults_identical),
+        cmocka_unit_test(test_command_line),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
