@@ -707,7 +707,7 @@ int cmd_compare(int argc, char **argv)
         return cli_usage_error(c.cmd, "%s", e.msg);
     topology t;
     job j;
-    if (cli_load_job(&c, &j, &e) || cli_load_topology(&c, &t, &e))
+    if (cli_load_job(&c, &j, &e) || cli_job_plannable(&j, &e) || cli_load_topology(&c, &t, &e))
         return cli_input_error(&e);
     const planner_def **sel = NULL;
     int n = 0;

@@ -160,7 +160,7 @@ static int load_job(plan_args *a, job *j)
     gt_err e;
     long mb = a->c.microbatch;
     a->c.microbatch = -1;
-    if (cli_load_job(&a->c, j, &e))
+    if (cli_load_job(&a->c, j, &e) || cli_job_plannable(j, &e))
         return cli_input_error(&e);
     if (mb > 0 && j->batch % mb) {
         fprintf(stderr, "error: the batch of %d sequences cannot be split into microbatches "

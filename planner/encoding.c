@@ -10,6 +10,8 @@
 #include "partition_dp.h"
 #include "tp_view.h"
 #include "sim/cost.h"
+#include "sim/dp_sync.h"
+#include "sim/memory.h"
 #include "sim/estimator.h"
 #include "sim/simulator.h"
 
@@ -30,21 +32,31 @@ static void init_costs(enc_problem *pr)
     const model_spec *m = &j->model;
     int L = pr->L;
     /* state bytes of the pieces cost_stage_params() adds up */
-    pr->mem_layer = j->opt_bytes_per_param * cost_layer_params(m);
-    pr->mem_emb = j->opt_bytes_per_param * (cost_stage_params(m, 0, L - 1) -
+    double sb = memory_state_bytes_per_param(j);
+    pr->mem_layer = sb * cost_layer_params(m);
+    pr->mem_emb = sb * (cost_stage_params(m, 0, L - 1) -
                                             cost_stage_params(m, 1 < L ? 1 : 0, L - 1));
-    pr->mem_head = j->opt_bytes_per_param * (cost_stage_params(m, 0, L - 1) -
+    pr->mem_head = sb * (cost_stage_params(m, 0, L - 1) -
                                              cost_stage_params(m, 0, L - 2 >= 0 ? L - 2 : 0));
     if (L == 1) { /* one layer: split the extras by their definitions */
-        pr->mem_emb = j->opt_bytes_per_param * cost_embedding_params(m);
-        pr->mem_head = j->opt_bytes_per_param * (cost_stage_params(m, 0, 0) - cost_layer_params(m)) -
+        pr->mem_emb = sb * cost_embedding_params(m);
+        pr->mem_head = sb * (cost_stage_params(m, 0, 0) - cost_layer_params(m)) -
                        pr->mem_emb;
     } else {
         pr->mem_emb -= pr->mem_layer;
         pr->mem_head -= pr->mem_layer;
     }
-    for (int bi = 0; bi < pr->nb; bi++)
-        pr->act_layer[bi] = cost_stage_activation_bytes(j, pr->bval[bi], 0, 0);
+    /* a unit of tp GPUs (tp_view.h) holds tp x what each of its GPUs holds
+     * (memory.h: activations per GPU are not simply 1/tp of one GPU's) */
+    int tp = pr->cfg.tp ? pr->cfg.tp->tp : 1;
+    for (int bi = 0; bi < pr->nb; bi++) {
+        int b = pr->bval[bi];
+        pr->act_layer[bi] = tp * memory_layer_activation_bytes(j, b, tp);
+        /* memory_stage_temporary() depends on the stage only through
+         * whether it holds the last layer */
+        pr->tmp_mid[bi] = tp * memory_stage_temporary(j, b, 0, tp, SHARD_NONE, 1);
+        pr->tmp_last[bi] = tp * memory_stage_temporary(j, b, L - 1, tp, SHARD_NONE, 1);
+    }
     for (int bi = 0; bi < pr->nb; bi++)
         for (int ty = 0; ty < pr->ntypes; ty++) {
             const gpu_type *g = &pr->t->types[ty];
@@ -399,7 +411,8 @@ static double stage_need(const enc_problem *pr, int bi, int a, int e, int inflig
 {
     int n = e - a + 1;
     return n * (pr->mem_layer + pr->act_layer[bi] * inflight) + (a == 0 ? pr->mem_emb : 0) +
-           (e == pr->L - 1 ? pr->mem_head : 0) + COST_RUNTIME_OVERHEAD_BYTES;
+           (e == pr->L - 1 ? pr->mem_head + pr->tmp_last[bi] : pr->tmp_mid[bi]) +
+           COST_RUNTIME_OVERHEAD_BYTES;
 }
 
 static bool stage_fits(const void *vc, int k, int a, int e)
@@ -848,7 +861,12 @@ double enc_traffic_floor(const enc_problem *pr, const genome *g)
             mem[p] = g->perm[p * S + k];
         }
         sort_members(t, mem, D);
-        sync_bytes(&tr, g->sync, mem, D, cost_grad_bytes(&pr->j->model, l, l));
+        /* the simulator's phases (dp_sync.h); the planners' plans are unsharded */
+        sync_phase ph[DP_SYNC_MAX_PHASES];
+        int nph = dp_sync_phases(SHARD_NONE, dp_grad_bytes(pr->j, l, l, 1),
+                                 dp_weight_bytes(pr->j, l, l, 1), ph);
+        for (int x = 0; x < nph; x++)
+            sync_bytes(&tr, g->sync, mem, D, dp_sync_phase_allreduce_bytes(&ph[x]));
     }
     double worst = 0;
     for (int r = 0; r < tr.nres; r++) {

@@ -72,6 +72,7 @@ typedef struct enc_problem {
     int64_t *lay_ns, *emb_ns, *head_ns; /* [nb * ntypes] fwd+bwd ns, one microbatch */
     double mem_layer, mem_emb, mem_head; /* training-state bytes: a layer, embedding, head */
     double act_layer[ENC_MAX_B];         /* activation bytes per layer and microbatch */
+    double tmp_mid[ENC_MAX_B], tmp_last[ENC_MAX_B]; /* memory_stage_temporary(): other / last stage */
     int smax;            /* min(N, L) */
     int cells;           /* all_gpus: the D*S every shape must use (0 = free) */
 } enc_problem;

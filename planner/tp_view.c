@@ -8,6 +8,7 @@
 
 #include "objective.h"
 #include "sim/cost.h"
+#include "sim/memory.h"
 
 int tp_degrees(const topology *t, const model_spec *m, int *out, int cap)
 {
@@ -22,10 +23,10 @@ int tp_degrees(const topology *t, const model_spec *m, int *out, int cap)
 
 /* tp GPUs acting as one: tp x the work per second, memory and power. The
  * intra-node link stays (units of one node talk over the same links).
- * Memory: a tp-way stage needs (state + activations) / tp plus the runtime
- * overhead on each GPU (cost_stage_memory), so the unit holds tp x the
- * memory less (tp - 1) overheads and the decoder's check (everything +
- * one overhead <= the unit's memory) is the real one. */
+ * Memory: each GPU of a tp-way stage needs its share (cost_stage_memory)
+ * plus the runtime overhead; the decoder counts tp x a GPU's share
+ * (encoding.c) plus one overhead, so the unit holds tp x the memory less
+ * (tp - 1) overheads and its check is the real one. */
 static gpu_type unit_type(const gpu_type *g, int tp)
 {
     gpu_type u = *g;

@@ -16,7 +16,11 @@ const char CLI_JOB_HELP[] =
     "  --microbatch b         microbatch size for planners (default 1)\n"
     "  --seq S                sequence length (default: the model's)\n"
     "  --recompute none|full  activation recomputation (default none)\n"
-    "  --opt-bytes N          bytes per parameter of training state (default 16)\n"
+    "  --opt-bytes N          bytes per parameter of training state, >= 4 (2 weights +\n"
+    "                         2 gradients + optimizer state; default 16)\n"
+    "  --accumulation-steps K pipeline flushes per optimizer step (default: the\n"
+    "                         plan's accumulation_steps, else 1)\n"
+    "  --grad-dtype bf16|fp16|fp32  gradient element type, held and synced (default bf16)\n"
     "  --profile FILE         measured per-layer times overriding the FLOP formula\n"
     "                         (format in traces/README.md)\n";
 
@@ -24,7 +28,7 @@ void cli_init(cli_common *c, const char *cmd)
 {
     memset(c, 0, sizeof *c);
     c->cmd = cmd;
-    c->batch = c->microbatch = c->seq = c->iterations = -1;
+    c->batch = c->microbatch = c->seq = c->iterations = c->accumulation = -1;
     c->recompute = -1;
 }
 
@@ -101,9 +105,25 @@ int cli_take_common(cli_common *c, int argc, char **argv, int *i)
     if (!strcmp(a, "--iterations"))
         return cli_value(c->cmd, argc, argv, i, &v) ||
                        cli_long(c->cmd, a, v, 1, 100000, &c->iterations) ? -1 : 1;
+    if (!strcmp(a, "--accumulation-steps"))
+        return cli_value(c->cmd, argc, argv, i, &v) ||
+                       cli_long(c->cmd, a, v, 1, 1000000, &c->accumulation) ? -1 : 1;
+    if (!strcmp(a, "--grad-dtype")) {
+        if (cli_value(c->cmd, argc, argv, i, &v))
+            return -1;
+        if (!strcmp(v, "bf16") || !strcmp(v, "fp16"))
+            c->grad_bytes = 2;
+        else if (!strcmp(v, "fp32"))
+            c->grad_bytes = 4;
+        else {
+            cli_usage_error(c->cmd, "--grad-dtype expects bf16, fp16 or fp32, got '%s'", v);
+            return -1;
+        }
+        return 1;
+    }
     if (!strcmp(a, "--opt-bytes"))
         return cli_value(c->cmd, argc, argv, i, &v) ||
-                       cli_double(c->cmd, a, v, 1, 1024, &c->opt_bytes) ? -1 : 1;
+                       cli_double(c->cmd, a, v, 4, 1024, &c->opt_bytes) ? -1 : 1;
     if (!strcmp(a, "--profile"))
         return cli_value(c->cmd, argc, argv, i, &c->profile_path) ? -1 : 1;
     if (!strcmp(a, "--recompute")) {
@@ -134,6 +154,15 @@ void cli_free(cli_common *c)
     profile_free(&c->prof);
 }
 
+int cli_job_plannable(const job *j, gt_err *e)
+{
+    if (j->accumulation > 1)
+        return gt_fail(e, "--accumulation-steps %d: the planners plan one pipeline flush per "
+                          "optimizer step; accumulation is for simulate and plan check "
+                          "(set accumulation_steps in the plan)", j->accumulation);
+    return 0;
+}
+
 int cli_load_job(cli_common *c, job *j, gt_err *e)
 {
     if (!c->model_arg)
@@ -154,6 +183,10 @@ int cli_load_job(cli_common *c, job *j, gt_err *e)
         j->recompute = (recompute_kind)c->recompute;
     if (c->opt_bytes > 0)
         j->opt_bytes_per_param = c->opt_bytes;
+    if (c->accumulation > 0)
+        j->accumulation = (int)c->accumulation;
+    if (c->grad_bytes > 0)
+        j->grad_bytes = c->grad_bytes;
     if (c->profile_path) {
         gpu_catalog cat;
         if (gpu_catalog_load_default(&cat, e))

@@ -17,6 +17,8 @@ typedef struct cli_common {
     const char *topo_path;
     const char *model_arg;
     long batch, microbatch, seq, iterations;   /* -1 = not given */
+    long accumulation;                         /* -1 = not given */
+    int grad_bytes;                            /* 0 = not given */
     int recompute;                             /* -1 = not given */
     double opt_bytes;                          /* <= 0 = not given */
     const char *profile_path;                  /* --profile FILE */
@@ -43,6 +45,9 @@ int cli_double(const char *cmd, const char *opt, const char *s, double lo, doubl
 /* Load the topology (if -t was given) and the job (if -m was given). */
 int cli_load_topology(const cli_common *c, topology *t, gt_err *e);
 int cli_load_job(cli_common *c, job *j, gt_err *e);
+/* The planners plan one pipeline flush per optimizer step: fails (with the
+ * reason) when the job asks for gradient accumulation. */
+int cli_job_plannable(const job *j, gt_err *e);
 /* Release what cli_load_job loaded (the profile). */
 void cli_free(cli_common *c);
 

@@ -7,6 +7,8 @@
 #include "cli.h"
 #include "commands.h"
 #include "cost.h"
+#include "dp_sync.h"
+#include "memory.h"
 #include "jsonio.h"
 
 #define GIB 1073741824.0
@@ -37,9 +39,9 @@ static json_t *model_json(const job *j)
     json_object_set_new(o, "recompute",
                         json_string(j->recompute == RECOMPUTE_FULL ? "full" : "none"));
     json_object_set_new(o, "activation_transfer_bytes", json_real(cost_activation_bytes(j, b)));
-    json_object_set_new(o, "gradient_bytes", json_real(cost_grad_bytes(m, 0, L - 1)));
+    json_object_set_new(o, "gradient_bytes", json_real(dp_grad_bytes(j, 0, L - 1, 1)));
     json_object_set_new(o, "training_state_bytes",
-                        json_real(j->opt_bytes_per_param * cost_stage_params(m, 0, L - 1)));
+                        json_real(memory_state_bytes_per_param(j) * cost_stage_params(m, 0, L - 1)));
     json_object_set_new(o, "activation_bytes_per_microbatch",
                         json_real(cost_stage_activation_bytes(j, b, 0, L - 1)));
     return o;
@@ -61,11 +63,12 @@ static void print_human(const job *j)
            j->seq, b, j->recompute == RECOMPUTE_FULL ? "full" : "none");
     printf("FLOPs/iteration   %.4e\n", cost_iteration_flops(j));
     printf("training state    %.2f GiB (%.0f bytes/param)\n",
-           j->opt_bytes_per_param * cost_stage_params(m, 0, L - 1) / GIB, j->opt_bytes_per_param);
+           memory_state_bytes_per_param(j) * cost_stage_params(m, 0, L - 1) / GIB,
+           memory_state_bytes_per_param(j));
     printf("activations       %.3f GiB per microbatch on one GPU holding all layers\n",
            cost_stage_activation_bytes(j, b, 0, L - 1) / GIB);
     printf("transfer sizes    activation %.2f MiB per microbatch; gradients %.2f GiB\n",
-           cost_activation_bytes(j, b) / 1048576.0, cost_grad_bytes(m, 0, L - 1) / GIB);
+           cost_activation_bytes(j, b) / 1048576.0, dp_grad_bytes(j, 0, L - 1, 1) / GIB);
 }
 
 int cmd_model_show(int argc, char **argv)

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "commands.h"
 #include "jsonio.h"
+#include "plan_opts.h"
 #include "prefill.h"
 #include "report.h"
 #include "simulate.h"
@@ -37,7 +38,8 @@ static const char HELP[] =
     "  --jitter CV            compute-time jitter, lognormal coefficient of variation\n"
     "  --stragglers P:F       each GPU straggles with probability P by factor F\n"
     "  --avail FILE           preemption events (traces/README.md)\n"
-    "  --charge-unselected    charge idle power for GPUs the plan leaves unused\n\n"
+    "  --charge-unselected    charge idle power for GPUs the plan leaves unused\n"
+    PLAN_OPTS_HELP "\n"
     "%s\n"
     "example:\n"
     "  geotrain simulate -t topologies/yuan2022/case5.json -m gpt3-xl --batch 1024 \\\n"
@@ -49,6 +51,7 @@ typedef struct sim_args {
     double guard_ms;
     long chunk;
     sim_options o;
+    plan_opts po;
 } sim_args;
 
 static int parse_stragglers(sim_args *a, const char *v)
@@ -103,6 +106,8 @@ static int parse_option(sim_args *a, int argc, char **argv, int *i)
         if (!strcmp(v, "fair")) a->o.wan_policy = WAN_FAIR;
         else if (!strcmp(v, "temporal")) a->o.wan_policy = WAN_TEMPORAL;
         else return cli_usage_error("simulate", "--wan-policy expects fair or temporal, got '%s'", v);
+    } else if ((n = plan_opts_take(&a->po, "simulate", argc, argv, i)) != 0) {
+        return n < 0 ? EXIT_USAGE : 0;
     } else {
         return cli_usage_error("simulate", "unknown option '%s'", arg);
     }
@@ -115,6 +120,7 @@ static int parse_args(sim_args *a, int argc, char **argv)
     memset(a, 0, sizeof *a);
     cli_init(&a->c, "simulate");
     sim_options_default(&a->o);
+    plan_opts_init(&a->po);
     a->guard_ms = 1;
     a->chunk = 512;
     for (int i = 1; i < argc; i++) {
@@ -225,6 +231,7 @@ int cmd_simulate(int argc, char **argv)
         topo_free(&t);
         return cli_input_error(&e);
     }
+    plan_opts_apply(&a.po, &p);
     int rc;
     if (plan_check(&p, &t, &j, &e)) {
         fprintf(stderr, "error: %s: %s\n", a.plan, e.msg);

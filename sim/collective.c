@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cost.h"
+#include "dp_sync.h"
 #include "res_table.h"
 
 static int add_flow(coll_plan *c, int src, int dst, double bytes)
@@ -51,10 +52,12 @@ static int member_cmp(const void *a, const void *b)
     return x->gpu - y->gpu;
 }
 
-/* Ring over mem[0..n-1]: 2(n-1) steps, each member sends bytes/n onward. */
-static int ring_steps(coll_plan *c, const member *mem, int n, double bytes)
+/* Ring over mem[0..n-1], steps [s0, s1) of the 2(n-1) of an all-reduce
+ * (the first n-1 reduce-scatter, the rest all-gather); each member sends
+ * bytes/n onward per step. */
+static int ring_part(coll_plan *c, const member *mem, int n, double bytes, int s0, int s1)
 {
-    for (int s = 0; s < 2 * (n - 1); s++) {
+    for (int s = s0; s < s1; s++) {
         for (int i = 0; i < n; i++)
             if (add_flow(c, mem[i].lane, mem[(i + 1) % n].lane, bytes / n))
                 return -1;
@@ -62,6 +65,11 @@ static int ring_steps(coll_plan *c, const member *mem, int n, double bytes)
             return -1;
     }
     return 0;
+}
+
+static int ring_steps(coll_plan *c, const member *mem, int n, double bytes)
+{
+    return ring_part(c, mem, n, bytes, 0, 2 * (n - 1));
 }
 
 static int build_hierarchical(coll_plan *c, member *mem, int n, double bytes)
@@ -104,9 +112,11 @@ static int build_hierarchical(coll_plan *c, member *mem, int n, double bytes)
     return 0;
 }
 
-static int build_ps(coll_plan *c, const member *mem, int n, double bytes)
+/* Rounds [r0, r1) of the parameter server's two (round 0 sends the shards
+ * to their owners: a reduce-scatter; round 1 sends them back: an all-gather). */
+static int build_ps(coll_plan *c, const member *mem, int n, double bytes, int r0, int r1)
 {
-    for (int round = 0; round < 2; round++) {
+    for (int round = r0; round < r1; round++) {
         for (int a = 0; a < n; a++)
             for (int b = 0; b < n; b++)
                 if (a != b && add_flow(c, mem[a].lane, mem[b].lane, bytes / n))
@@ -139,13 +149,17 @@ int collective_build(coll_plan *c, const topology *t, const workload *w,
     }
     qsort(mem, (size_t)n, sizeof *mem, member_cmp);
     int rc = 0;
-    if (n > 1) {
+    sync_phase ph[DP_SYNC_MAX_PHASES];
+    int nph = dp_sync_phases(w->shard, g->bytes, g->weights, ph);
+    for (int i = 0; i < nph && n > 1 && !rc; i++) {
+        /* which half of the all-reduce a phase is: [lo, hi) of {0, 1} */
+        int lo = ph[i].kind == PHASE_ALL_GATHER, hi = ph[i].kind == PHASE_REDUCE_SCATTER ? 1 : 2;
         if (kind == SYNC_RING)
-            rc = ring_steps(c, mem, n, g->bytes);
-        else if (kind == SYNC_HIERARCHICAL)
-            rc = build_hierarchical(c, mem, n, g->bytes);
+            rc = ring_part(c, mem, n, ph[i].bytes, lo * (n - 1), hi * (n - 1));
+        else if (kind == SYNC_HIERARCHICAL) /* plan_check: only unsharded */
+            rc = build_hierarchical(c, mem, n, ph[i].bytes);
         else
-            rc = build_ps(c, mem, n, g->bytes);
+            rc = build_ps(c, mem, n, ph[i].bytes, lo, hi);
     }
     free(mem);
     if (rc) {

@@ -9,7 +9,10 @@
  *   hierarchical  ring all-reduce inside each site (sites in parallel), ring
  *                 across one leader per site, leaders send G to their members
  *   ps            DT-FM's sharded parameter server: every member sends each
- *                 peer a G/D shard, then receives the reduced shard back */
+ *                 peer a G/D shard, then receives the reduced shard back
+ * Under ZeRO / FSDP (workload.shard) the sync is the phases of dp_sync.h:
+ * reduce-scatters and all-gathers are the first and second halves of the
+ * ring's or the parameter server's steps. */
 #ifndef GT_COLLECTIVE_H
 #define GT_COLLECTIVE_H
 

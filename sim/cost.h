@@ -50,14 +50,8 @@ int64_t cost_optimizer_ns(const gpu_type *g, double params_held);
 /* A lone transfer: latency + bytes / rate. */
 int64_t cost_transfer_ns(double bytes, double lat_s, double rate);
 
-/* --- sizes and memory ---------------------------------------------------- */
+/* --- sizes (memory: memory.h) ---------------------------------------------------- */
 double cost_activation_bytes(const job *j, int b);   /* b*s*h*2: between stages */
 double cost_grad_bytes(const model_spec *m, int first, int last); /* fp16 grads to sync */
-/* Activation bytes one microbatch leaves on a stage (Korthikanti et al.). */
-double cost_stage_activation_bytes(const job *j, int b, int first, int last);
-/* Peak memory of a GPU holding layers [first,last] of a tp-way stage with
- * `in_flight` microbatches of activations alive. */
-double cost_stage_memory(const job *j, int b, int first, int last, int tp, int in_flight);
-#define COST_RUNTIME_OVERHEAD_BYTES (1.5 * 1073741824.0)
 
 #endif

@@ -8,6 +8,7 @@
  * max(GPU free, input arrived) with arrival = producer end + lone transfer. */
 #include "estimator.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,6 +119,23 @@ static void lane_ends(const workload *w, timing *tm)
     }
 }
 
+/* When a group's collective may start: all members' gradients ready, i.e.
+ * after their last backward op, or (overlapped sync) part of the way
+ * through it. */
+static int64_t group_ready(const timing *tm, const sync_group *sg)
+{
+    int64_t start = 0;
+    for (int m = 0; m < sg->nmembers; m++) {
+        int64_t r = tm->lanes[sg->members[m]].bwd_end;
+        if (sg->ready_op) {
+            const op_time *ot = &tm->ops[sg->ready_op[m]];
+            r = ot->start + llround(sg->ready_frac[m] * (double)(ot->end - ot->start));
+        }
+        start = r > start ? r : start;
+    }
+    return start;
+}
+
 int estimate_run(const topology *t, const workload *w, sync_kind sync, timing *tm, gt_err *e)
 {
     tm->wan_bytes = 0;
@@ -127,10 +145,7 @@ int estimate_run(const topology *t, const workload *w, sync_kind sync, timing *t
     sync_loads sl = {0};
     for (int g = 0; g < w->ngroups; g++) {
         const sync_group *sg = &w->groups[g];
-        int64_t start = 0;
-        for (int m = 0; m < sg->nmembers; m++)
-            if (tm->lanes[sg->members[m]].bwd_end > start)
-                start = tm->lanes[sg->members[m]].bwd_end;
+        int64_t start = group_ready(tm, sg);
         coll_plan c;
         if (collective_build(&c, t, w, sg, sync, e)) {
             sync_loads_free(&sl);

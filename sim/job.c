@@ -14,4 +14,6 @@ void job_defaults(job *j, const model_spec *m)
     j->opt_bytes_per_param = 16;
     j->recompute = RECOMPUTE_NONE;
     j->iterations = 1;
+    j->accumulation = 0;
+    j->grad_bytes = 2;
 }

@@ -10,7 +10,8 @@
 static const char *const PLAN_KEYS[] = {"planner", "objective", "schedule", "dp_sync",
                                         "microbatch_size", "pipelines", "objective_value",
                                         "estimate", "simulated", "topology", "model",
-                                        "note", "pareto_index", NULL};
+                                        "note", "pareto_index", "accumulation_steps",
+                                        "dp_shard", "grad_sync", "grad_bucket_mb", NULL};
 static const char *const PIPE_KEYS[] = {"microbatches", "stages", NULL};
 static const char *const STAGE_KEYS[] = {"gpus", "layers", NULL};
 
@@ -48,6 +49,33 @@ int sync_parse(const char *s, sync_kind *out)
     else
         return -1;
     return 0;
+}
+
+static const char *const SHARD_NAMES[] = {"none", "zero1", "zero2", "zero3", "fsdp"};
+
+const char *shard_name(shard_kind s)
+{
+    return SHARD_NAMES[s];
+}
+
+int shard_parse(const char *s, shard_kind *out)
+{
+    for (int k = 0; k <= SHARD_FSDP; k++)
+        if (!strcmp(s, SHARD_NAMES[k])) {
+            *out = (shard_kind)k;
+            return 0;
+        }
+    return -1;
+}
+
+int plan_accumulation(const plan *p, const job *j)
+{
+    return p->accumulation > 0 ? p->accumulation : j->accumulation > 0 ? j->accumulation : 1;
+}
+
+double plan_bucket_bytes(const plan *p)
+{
+    return (p->bucket_mb > 0 ? p->bucket_mb : PLAN_DEFAULT_BUCKET_MB) * 1048576.0;
 }
 
 int plan_init(plan *p, int npipes)
@@ -183,15 +211,32 @@ static int parse_pipe(const jdoc *d, json_t *pj, const char *pp, const topology 
 static int parse_doc(const jdoc *d, const topology *t, plan *p, gt_err *e)
 {
     json_t *r = d->root;
-    char sched[32], sync[32];
-    long b;
+    char sched[32], sync[32], shard[32], gsync[32];
+    long b, acc;
+    double bucket;
     if (jdoc_keys(d, r, "", PLAN_KEYS, e) ||
         jdoc_str(d, r, "", "planner", 0, "hand", p->planner, sizeof p->planner, e) ||
         jdoc_str(d, r, "", "objective", 0, "time", p->objective, sizeof p->objective, e) ||
         jdoc_str(d, r, "", "schedule", 0, "1f1b", sched, sizeof sched, e) ||
         jdoc_str(d, r, "", "dp_sync", 0, "ring", sync, sizeof sync, e) ||
-        jdoc_int(d, r, "", "microbatch_size", 0, 1, 1000000, 1, &b, e))
+        jdoc_int(d, r, "", "microbatch_size", 0, 1, 1000000, 1, &b, e) ||
+        jdoc_int(d, r, "", "accumulation_steps", 0, 1, 1000000, 0, &acc, e) ||
+        jdoc_str(d, r, "", "dp_shard", 0, "none", shard, sizeof shard, e) ||
+        jdoc_str(d, r, "", "grad_sync", 0, "after_backward", gsync, sizeof gsync, e) ||
+        jdoc_num(d, r, "", "grad_bucket_mb", 0, 1e-3, 1e9, 0, &bucket, e))
         return -1;
+    if (shard_parse(shard, &p->dp_shard))
+        return jdoc_fail(d, e, "dp_shard", "expected none, zero1, zero2, zero3 or fsdp (got "
+                         "\"%s\")", shard);
+    if (!strcmp(gsync, "after_backward"))
+        p->grad_sync = GSYNC_AFTER_BACKWARD;
+    else if (!strcmp(gsync, "overlap"))
+        p->grad_sync = GSYNC_OVERLAP;
+    else
+        return jdoc_fail(d, e, "grad_sync", "expected after_backward or overlap (got \"%s\")",
+                         gsync);
+    p->accumulation = (int)acc;
+    p->bucket_mb = bucket;
     if (sched_parse(sched, &p->schedule))
         return jdoc_fail(d, e, "schedule", "expected gpipe, 1f1b or interleaved (got \"%s\")",
                          sched);

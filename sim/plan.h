@@ -18,6 +18,18 @@
 
 typedef enum { SCHED_GPIPE = 0, SCHED_1F1B = 1, SCHED_INTERLEAVED = 2 } sched_kind;
 typedef enum { SYNC_RING = 0, SYNC_HIERARCHICAL = 1, SYNC_PS = 2 } sync_kind;
+/* Sharded data parallelism (docs/training-model.md): what each of the D
+ * replicas of a layer keeps 1/D of (ZeRO, Rajbhandari et al. SC'20), and
+ * FSDP (PyTorch, FULL_SHARD: the same sharding as ZeRO-3). */
+typedef enum {
+    SHARD_NONE = 0, SHARD_ZERO1 = 1, SHARD_ZERO2 = 2, SHARD_ZERO3 = 3, SHARD_FSDP = 4
+} shard_kind;
+/* When gradient sync starts: after the stage's last backward op (default),
+ * or bucket by bucket while that backward runs (PyTorch DDP, Megatron). */
+typedef enum { GSYNC_AFTER_BACKWARD = 0, GSYNC_OVERLAP = 1 } gsync_kind;
+/* PyTorch DDP's default bucket_cap_mb = 25 (torch.nn.parallel.
+ * DistributedDataParallel documentation). */
+#define PLAN_DEFAULT_BUCKET_MB 25.0
 
 typedef struct plan_stage {
     int ngpus;                 /* tensor-parallel degree */
@@ -37,6 +49,12 @@ typedef struct plan {
     sched_kind schedule;
     sync_kind sync;
     int microbatch_size;
+    /* Zero in every field below is today's behaviour (and what a plan that
+     * does not name the field gets). */
+    int accumulation;          /* "accumulation_steps"; 0 = not given (job's, else 1) */
+    shard_kind dp_shard;       /* "dp_shard" */
+    gsync_kind grad_sync;      /* "grad_sync" */
+    double bucket_mb;          /* "grad_bucket_mb"; 0 = PLAN_DEFAULT_BUCKET_MB */
     int npipes;
     plan_pipeline *pipes;
 } plan;
@@ -45,6 +63,13 @@ const char *sched_name(sched_kind s);
 const char *sync_name(sync_kind s);
 int sched_parse(const char *s, sched_kind *out);
 int sync_parse(const char *s, sync_kind *out);
+const char *shard_name(shard_kind s);
+int shard_parse(const char *s, shard_kind *out);
+/* Pipeline flushes per optimizer step: the plan's accumulation_steps, else
+ * the job's, else 1 (plan_check rejects a plan and a job that disagree). */
+int plan_accumulation(const plan *p, const job *j);
+/* Gradient bucket size in bytes (overlapped sync). */
+double plan_bucket_bytes(const plan *p);
 
 /* Allocation helpers for planners: D pipelines, stage arrays sized per pipe. */
 int plan_init(plan *p, int npipes);

@@ -1,9 +1,12 @@
 /* plan_check.c — what makes a plan runnable: GPU uniqueness, layer coverage,
- * tensor parallelism inside a node, batch arithmetic and memory (plan.h). */
+ * tensor parallelism inside a node, batch arithmetic (microbatches x
+ * microbatch_size x accumulation_steps = batch), the training options and
+ * memory (plan.h, memory.h). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cost.h"
+#include "memory.h"
 #include "plan.h"
 
 #define GIB 1073741824.0
@@ -38,6 +41,16 @@ int plan_in_flight(const plan *p, int pipe, int k)
     return m;
 }
 
+/* A stage's bytes on each of its GPUs, less the once-per-GPU overhead. */
+static double stage_bytes(const plan *p, const job *j, int pi, int k)
+{
+    const plan_stage *s = &p->pipes[pi].stages[k];
+    mem_terms mt;
+    memory_stage_terms(j, p->microbatch_size, s->first, s->last, s->ngpus,
+                       plan_in_flight(p, pi, k), p->dp_shard, p->npipes, &mt);
+    return memory_terms_total(&mt) - mt.overhead;
+}
+
 double plan_gpu_memory(const plan *p, const job *j, int g)
 {
     double mem = 0;
@@ -48,9 +61,7 @@ double plan_gpu_memory(const plan *p, const job *j, int g)
             const plan_stage *s = &pp->stages[k];
             for (int x = 0; x < s->ngpus; x++)
                 if (s->gpus[x] == g) {
-                    mem += cost_stage_memory(j, p->microbatch_size, s->first, s->last,
-                                             s->ngpus, plan_in_flight(p, pi, k)) -
-                           COST_RUNTIME_OVERHEAD_BYTES;
+                    mem += stage_bytes(p, j, pi, k);
                     used = 1;
                 }
         }
@@ -71,9 +82,7 @@ int plan_memory_all(const plan *p, const job *j, int ngpus, double **out)
         const plan_pipeline *pp = &p->pipes[pi];
         for (int k = 0; k < pp->nstages; k++) {
             const plan_stage *s = &pp->stages[k];
-            double m = cost_stage_memory(j, p->microbatch_size, s->first, s->last, s->ngpus,
-                                         plan_in_flight(p, pi, k)) -
-                       COST_RUNTIME_OVERHEAD_BYTES;
+            double m = stage_bytes(p, j, pi, k);
             for (int x = 0; x < s->ngpus; x++)
                 if (s->gpus[x] >= 0 && s->gpus[x] < ngpus) {
                     mem[s->gpus[x]] += m;
@@ -101,16 +110,24 @@ int plan_gpus_used(const plan *p)
 
 static int check_batch(const plan *p, const job *j, gt_err *e)
 {
+    if (p->accumulation > 0 && j->accumulation > 0 && p->accumulation != j->accumulation)
+        return gt_fail(e, "accumulation_steps is %d in the plan but %d in the job "
+                          "(--accumulation-steps)", p->accumulation, j->accumulation);
+    int k = plan_accumulation(p, j);
     long long total = 0;
     for (int pi = 0; pi < p->npipes; pi++)
         total += p->pipes[pi].microbatches;
     /* total * microbatch_size can pass 2^63 (1e5 pipelines x 1e8 microbatches
      * x 1e6): multiply in double, exact up to 2^53, far above any int batch */
-    double seqs = (double)total * p->microbatch_size;
-    if (seqs != j->batch)
+    double seqs = (double)total * p->microbatch_size * k;
+    if (seqs != j->batch && k == 1)
         return gt_fail(e, "microbatches add up to %lld x microbatch_size %d = %.0f sequences, "
                           "but the job's batch is %d",
                        total, p->microbatch_size, seqs, j->batch);
+    if (seqs != j->batch)
+        return gt_fail(e, "microbatches add up to %lld x microbatch_size %d x "
+                          "accumulation_steps %d = %.0f sequences, but the job's batch is %d",
+                       total, p->microbatch_size, k, seqs, j->batch);
     return 0;
 }
 
@@ -243,6 +260,10 @@ int plan_check(const plan *p, const topology *t, const job *j, gt_err *e)
                     return gt_fail(e, "pipelines[%d].stages[%d]: GPU index %d not in the "
                                       "topology", pi, k, g);
             }
+    if (p->dp_shard != SHARD_NONE && p->sync == SYNC_HIERARCHICAL)
+        return gt_fail(e, "dp_shard \"%s\" needs dp_sync \"ring\" or \"ps\" (a sharded "
+                          "sync is a reduce-scatter and all-gathers; \"hierarchical\" has no "
+                          "such split)", shard_name(p->dp_shard));
     if (check_batch(p, j, e) || check_layers(p, j, e) || check_gpus(p, t, e))
         return -1;
     return check_memory(p, t, j, e);

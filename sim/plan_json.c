@@ -12,6 +12,16 @@ json_t *plan_to_json(const plan *p, const topology *t)
     json_object_set_new(root, "schedule", json_string(sched_name(p->schedule)));
     json_object_set_new(root, "dp_sync", json_string(sync_name(p->sync)));
     json_object_set_new(root, "microbatch_size", json_integer(p->microbatch_size));
+    /* the training options appear only when set, so that plans of today's
+     * behaviour are written byte for byte as before */
+    if (p->accumulation > 0)
+        json_object_set_new(root, "accumulation_steps", json_integer(p->accumulation));
+    if (p->dp_shard != SHARD_NONE)
+        json_object_set_new(root, "dp_shard", json_string(shard_name(p->dp_shard)));
+    if (p->grad_sync == GSYNC_OVERLAP)
+        json_object_set_new(root, "grad_sync", json_string("overlap"));
+    if (p->bucket_mb > 0)
+        json_object_set_new(root, "grad_bucket_mb", json_real(p->bucket_mb));
     json_t *pipes = json_array();
     for (int pi = 0; pi < p->npipes; pi++) {
         const plan_pipeline *pp = &p->pipes[pi];

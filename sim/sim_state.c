@@ -41,6 +41,36 @@ static int build_lane_groups(sim_state *s)
     return 0;
 }
 
+/* CSR of (op -> groups it readies) from the groups' ready points. */
+static int build_ready(sim_state *s)
+{
+    const workload *w = s->w;
+    int total = 0;
+    for (int g = 0; g < w->ngroups; g++)
+        total += w->groups[g].nmembers;
+    s->ready_first = calloc((size_t)w->nops + 1, sizeof *s->ready_first);
+    s->ready_group = malloc(sizeof(int) * (size_t)(total > 0 ? total : 1));
+    s->ready_frac = malloc(sizeof(double) * (size_t)(total > 0 ? total : 1));
+    if (!s->ready_first || !s->ready_group || !s->ready_frac)
+        return -1;
+    for (int g = 0; g < w->ngroups; g++)
+        for (int m = 0; m < w->groups[g].nmembers; m++)
+            s->ready_first[w->groups[g].ready_op[m] + 1]++;
+    for (int i = 0; i < w->nops; i++)
+        s->ready_first[i + 1] += s->ready_first[i];
+    int *fill = calloc((size_t)w->nops + 1, sizeof *fill);
+    if (!fill)
+        return -1;
+    for (int g = 0; g < w->ngroups; g++)
+        for (int m = 0; m < w->groups[g].nmembers; m++) {
+            int op = w->groups[g].ready_op[m], x = s->ready_first[op] + fill[op]++;
+            s->ready_group[x] = g;
+            s->ready_frac[x] = w->groups[g].ready_frac[m];
+        }
+    free(fill);
+    return 0;
+}
+
 int sim_state_init(sim_state *s, const topology *t, const workload *w, sync_kind sync,
                    const sim_options *o, const timing *est, timing *tm, gt_err *e)
 {
@@ -58,7 +88,7 @@ int sim_state_init(sim_state *s, const topology *t, const workload *w, sync_kind
     s->dur = malloc(sizeof *s->dur * (size_t)(w->nops > 0 ? w->nops : 1));
     s->rng = gsl_rng_alloc(gsl_rng_mt19937);
     if (!s->lane || !s->group || !s->input_ready || !s->dur || !s->rng ||
-        build_lane_groups(s)) {
+        build_lane_groups(s) || (w->gsync == GSYNC_OVERLAP && build_ready(s))) {
         sim_state_free(s);
         return gt_fail(e, "out of memory for the simulation state");
     }
@@ -93,6 +123,9 @@ void sim_state_free(sim_state *s)
     free(s->lane);
     free(s->group);
     free(s->lane_groups);
+    free(s->ready_first);
+    free(s->ready_group);
+    free(s->ready_frac);
     free(s->input_ready);
     free(s->dur);
     sim_free_events(s);

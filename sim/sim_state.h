@@ -50,6 +50,11 @@ typedef struct sim_state {
     lane_state *lane;
     group_state *group;
     int *lane_groups;
+    /* overlapped sync: the sync groups whose gradients op i readies are
+     * ready_group[ready_first[i] .. ready_first[i+1]-1], ready_frac[] of
+     * the way through the op (NULL when the sync follows the backward) */
+    int *ready_first, *ready_group;
+    double *ready_frac;
     uint8_t *input_ready;
     int64_t *dur;
     gsl_rng *rng;

@@ -7,7 +7,8 @@
  * a finished op hands its output to the consumer (directly on the same GPU,
  * else as a flow). When a GPU's last op ends it joins its gradient-sync
  * groups; a group runs its collective step by step once all members are
- * there. The optimizer follows each GPU's last sync (timing_finish_lanes).
+ * there (overlapped sync: a member is there when the backward that readies
+ * the group's gradients has run its share, an EV_GRAD_READY event). The optimizer follows each GPU's last sync (timing_finish_lanes).
  * Several iterations repeat the replay with fresh jitter draws; reports
  * average them. */
 #include "simulator.h"
@@ -25,7 +26,8 @@
 #include "network.h"
 #include "sim_state.h"
 
-enum { EV_OP_END = 1, EV_FLOW_LAT = 2, EV_FLOW_DONE = 3, EV_CAPACITY = 4, EV_PREEMPT = 5 };
+enum { EV_OP_END = 1, EV_FLOW_LAT = 2, EV_FLOW_DONE = 3, EV_CAPACITY = 4, EV_PREEMPT = 5,
+       EV_GRAD_READY = 6 };
 enum { OWN_OP = 1, OWN_COLL = 2 };
 
 void sim_options_default(sim_options *o)
@@ -51,6 +53,12 @@ static int try_start(sim_state *s, int lane)
     ot->start = s->now;
     ot->end = s->now + s->dur[id];
     ls->busy = 1;
+    /* overlapped sync: buckets this backward readies, part of the way through */
+    if (s->ready_first)
+        for (int x = s->ready_first[id]; x < s->ready_first[id + 1]; x++)
+            if (eventq_push(&s->q, s->now + llround(s->ready_frac[x] * (double)s->dur[id]),
+                            EV_GRAD_READY, s->ready_group[x], 0))
+                return -1;
     return eventq_push(&s->q, ot->end, EV_OP_END, id, 0);
 }
 
@@ -120,18 +128,24 @@ static int start_step(sim_state *s, int g)
     return 0;
 }
 
+/* One member of group g has its gradients: the last one starts the sync. */
+static int member_ready(sim_state *s, int g)
+{
+    if (--s->group[g].waiting > 0)
+        return 0;
+    s->tm->group_start[g] = s->now;
+    return start_step(s, g);
+}
+
 static int lane_finished(sim_state *s, int lane)
 {
     s->tm->lanes[lane].bwd_end = s->now;
     s->open--;
-    for (int k = 0; k < s->lane[lane].ngroups; k++) {
-        int g = s->lane_groups[s->lane[lane].group0 + k];
-        if (--s->group[g].waiting == 0) {
-            s->tm->group_start[g] = s->now;
-            if (start_step(s, g))
-                return -1;
-        }
-    }
+    if (s->ready_first) /* overlapped sync: the groups wait for EV_GRAD_READY */
+        return 0;
+    for (int k = 0; k < s->lane[lane].ngroups; k++)
+        if (member_ready(s, s->lane_groups[s->lane[lane].group0 + k]))
+            return -1;
     return 0;
 }
 
@@ -164,6 +178,8 @@ static int dispatch(sim_state *s, const event *ev)
         return sim_capacity_event(s, ev->id);
     case EV_PREEMPT:
         return sim_preempt_event(s, ev->id);
+    case EV_GRAD_READY:
+        return member_ready(s, ev->id);
     }
     return 0;
 }

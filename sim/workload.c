@@ -48,11 +48,11 @@ static void schedule_order(sched_kind sched, int i, int S, int v, int m, slot *o
         out[n++] = v == 1 ? (slot){OP_BWD, 0, b} : virtual_slot(OP_BWD, b, S, v);
 }
 
-static int count_ops(const plan *p)
+static int count_ops(const plan *p, int acc)
 {
     long n = 0;
     for (int pi = 0; pi < p->npipes; pi++)
-        n += 2L * p->pipes[pi].nstages * p->pipes[pi].microbatches;
+        n += 2L * p->pipes[pi].nstages * p->pipes[pi].microbatches * acc;
     return n > 200000000L ? -1 : (int)n;
 }
 
@@ -67,7 +67,8 @@ static void fill_pipe_ops(workload *w, const topology *t, const job *j, const pl
                           int base, int lane0)
 {
     const plan_pipeline *pp = &p->pipes[pi];
-    int K = pp->nstages, m = pp->microbatches, S = plan_physical_stages(p, pi), b = p->microbatch_size;
+    int K = pp->nstages, m = pp->microbatches * w->accumulation, S = plan_physical_stages(p, pi);
+    int b = p->microbatch_size;
     double act = cost_activation_bytes(j, b);
     for (int k = 0; k < K; k++) {
         const plan_stage *st = &pp->stages[k];
@@ -107,10 +108,13 @@ static void fill_pipe_ops(workload *w, const topology *t, const job *j, const pl
             }
 }
 
+/* Lane order: the schedule of one flush, repeated for each of the k flushes
+ * over their own microbatches (ops are laid out over all k*m of them). */
 static int link_lanes(workload *w, const plan *p, int pi, int base, int lane0, gt_err *e)
 {
     const plan_pipeline *pp = &p->pipes[pi];
     int K = pp->nstages, m = pp->microbatches, S = plan_physical_stages(p, pi), v = K / S;
+    int acc = w->accumulation, M = m * acc;
     slot *order = malloc(sizeof *order * (size_t)(2 * m * v));
     if (!order)
         return gt_fail(e, "out of memory");
@@ -118,23 +122,27 @@ static int link_lanes(workload *w, const plan *p, int pi, int base, int lane0, g
         schedule_order(p->schedule, i, S, v, m, order);
         wl_lane *ln = &w->lanes[lane0 + i];
         int prev = -1;
-        for (int n = 0; n < 2 * m * v; n++) {
-            int id = op_index(base, m, order[n].chunk * S + i, order[n].mb, order[n].kind);
-            if (prev < 0)
-                ln->first_op = id;
-            else
-                w->ops[prev].next_on_lane = id;
-            prev = id;
-        }
-        ln->nops = 2 * m * v;
+        for (int f = 0; f < acc; f++)
+            for (int n = 0; n < 2 * m * v; n++) {
+                int id = op_index(base, M, order[n].chunk * S + i, f * m + order[n].mb,
+                                  order[n].kind);
+                if (prev < 0)
+                    ln->first_op = id;
+                else
+                    w->ops[prev].next_on_lane = id;
+                prev = id;
+            }
+        ln->nops = 2 * M * v;
     }
     free(order);
     return 0;
 }
 
+/* Under ZeRO / FSDP each of the D replicas updates its 1/D of the state. */
 static void fill_lanes(workload *w, const topology *t, const job *j, const plan *p, int pi,
                        int lane0)
 {
+    double opt_share = p->dp_shard != SHARD_NONE && p->npipes > 1 ? 1.0 / p->npipes : 1.0;
     const plan_pipeline *pp = &p->pipes[pi];
     int S = plan_physical_stages(p, pi);
     for (int i = 0; i < S; i++) {
@@ -147,7 +155,9 @@ static void fill_lanes(workload *w, const topology *t, const job *j, const plan 
         for (int k = i; k < pp->nstages; k += S)
             ln->params_held += cost_stage_params(&j->model, pp->stages[k].first,
                                                  pp->stages[k].last) / st->ngpus;
-        ln->opt_ns = cost_optimizer_ns(topo_gpu_type(t, ln->gpu), ln->params_held);
+        ln->opt_ns = cost_optimizer_ns(topo_gpu_type(t, ln->gpu),
+                                       opt_share == 1.0 ? ln->params_held
+                                                        : ln->params_held * opt_share);
         for (int x = 0; x < st->ngpus; x++)
             w->lane_of_gpu[st->gpus[x]] = lane0 + i;
     }
@@ -156,7 +166,10 @@ static void fill_lanes(workload *w, const topology *t, const job *j, const plan 
 int workload_build(workload *w, const topology *t, const job *j, const plan *p, gt_err *e)
 {
     memset(w, 0, sizeof *w);
-    int nops = count_ops(p);
+    w->accumulation = plan_accumulation(p, j);
+    w->shard = p->dp_shard;
+    w->gsync = p->grad_sync;
+    int nops = count_ops(p, w->accumulation);
     if (nops < 0)
         return gt_fail(e, "plan too large to simulate (over 2e8 ops)");
     int nlanes = 0;
@@ -188,7 +201,7 @@ int workload_build(workload *w, const topology *t, const job *j, const plan *p, 
             workload_free(w);
             return -1;
         }
-        base += 2 * pp->nstages * pp->microbatches;
+        base += 2 * pp->nstages * pp->microbatches * w->accumulation;
         lane0 += plan_physical_stages(p, pi);
     }
     w->tokens = (double)j->batch * j->seq;
@@ -207,5 +220,7 @@ void workload_free(workload *w)
     free(w->lane_of_gpu);
     free(w->groups);
     free(w->group_members);
+    free(w->group_ready_op);
+    free(w->group_ready_frac);
     memset(w, 0, sizeof *w);
 }

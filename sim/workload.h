@@ -8,7 +8,10 @@
  *   1f1b         PipeDream-flush: min(S-i-1, m) warm-up forwards, then one
  *                forward / one backward, then the remaining backwards
  *   interleaved  Megatron-LM's interleaved 1F1B over v chunks per GPU
- *                (needs m to be a multiple of S) */
+ *                (needs m to be a multiple of S)
+ * With gradient accumulation (k flushes per optimizer step) each lane runs
+ * its schedule k times in a row over microbatches f*m .. f*m+m-1 of flush f;
+ * the sync follows the last flush. */
 #ifndef GT_WORKLOAD_H
 #define GT_WORKLOAD_H
 
@@ -44,6 +47,11 @@ typedef struct sync_group {
     int nmembers;
     int *members;             /* lane indices, in plan order */
     double bytes;             /* gradient bytes each member holds for this group */
+    double weights;           /* bytes of its 2-byte working weights (sharded sync) */
+    /* Overlapped sync only (else NULL): member m's gradients are ready
+     * ready_frac[m] of the way through op ready_op[m] (its last backward). */
+    int *ready_op;
+    double *ready_frac;
 } sync_group;
 
 typedef struct workload {
@@ -55,6 +63,11 @@ typedef struct workload {
     sync_group *groups;
     int ngroups;
     int *group_members;       /* storage for groups[].members */
+    int *group_ready_op;      /* storage for groups[].ready_op (overlap) */
+    double *group_ready_frac; /* storage for groups[].ready_frac (overlap) */
+    shard_kind shard;         /* the plan's dp_shard (collective.c) */
+    gsync_kind gsync;         /* the plan's grad_sync */
+    int accumulation;         /* pipeline flushes per optimizer step */
     double tokens;            /* tokens per iteration */
     double flops;             /* model FLOPs per iteration */
 } workload;

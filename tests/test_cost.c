@@ -10,6 +10,7 @@
 #include <math.h>
 
 #include "sim/cost.h"
+#include "sim/memory.h"
 #include "sim/datadir.h"
 
 static job gpt3_xl(recompute_kind rc)

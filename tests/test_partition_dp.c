@@ -10,6 +10,7 @@
 #include "planner/encoding.h"
 #include "planner/partition_dp.h"
 #include "sim/cost.h"
+#include "sim/memory.h"
 
 #define MAXL 12
 

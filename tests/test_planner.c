@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "planner/exact.h"
+#include "sim/memory.h"
 #include "planner/islands.h"
 #include "planner/memetic.h"
 #include "planner/objective.h"

@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "sim/cost.h"
+#include "sim/memory.h"
 #include "sim/jsonio.h"
 #include "sim/model.h"
 #include "sim/plan.h"

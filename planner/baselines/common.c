@@ -9,6 +9,7 @@
 
 #include "planner/objective.h"
 #include "sim/estimator.h"
+#include "sim/memory.h"
 #include "sim/simulator.h"
 
 /* --- layers and microbatches --------------------------------------------- */

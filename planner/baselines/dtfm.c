@@ -45,6 +45,8 @@
 #include "baselines.h"
 #include "common.h"
 #include "sim/cost.h"
+#include "sim/dp_sync.h"
+#include "sim/memory.h"
 
 #define GIB 1073741824.0
 
@@ -509,7 +511,7 @@ void dtfm_volumes(const job *j, int dpp, int ddp, double *c_pp, double *c_dp)
     int total = j->batch / j->microbatch;
     int per_pipe = (total + ddp - 1) / ddp;
     *c_pp = cost_activation_bytes(j, j->microbatch) * per_pipe;
-    *c_dp = cost_grad_bytes(&j->model, 0, j->model.layers - 1) / dpp;
+    *c_dp = dp_grad_bytes(j, 0, j->model.layers - 1, 1) / dpp;
 }
 
 /* Largest memory any uniform GPipe stage needs for shape dpp x ddp. */
@@ -611,7 +613,7 @@ int dtfm_plan_cost(const topology *t, const job *j, const plan *p, double *cost,
             pipes[r * S + s] = r * S + s;
         }
     double c_pp = cost_activation_bytes(j, p->microbatch_size) * mmax;
-    double c_dp = cost_grad_bytes(&j->model, 0, j->model.layers - 1) / S;
+    double c_dp = dp_grad_bytes(j, 0, j->model.layers - 1, 1) / S;
     dtfm_problem pr;
     int rc = dtfm_problem_init(&pr, t, gpus, S, D, c_pp, c_dp, e);
     if (!rc) {

@@ -29,6 +29,7 @@
 
 #include "baselines.h"
 #include "common.h"
+#include "sim/dp_sync.h"
 
 /* GPUs of one type in topology order. */
 typedef struct type_group {
@@ -150,7 +151,7 @@ static double metis_cost(const metis_ctx *c, const shape *sh, const int *gpus, c
         if (k + 1 < S)
             tau += 2 * act / bw;
         if (D > 1) {
-            double grad = cost_grad_bytes(&j->model, first[k], last[k]) / T;
+            double grad = dp_grad_bytes(j, first[k], last[k], 1) / T;
             double ar = 2.0 * (D - 1) / D * grad / bw_dp;
             sync = ar > sync ? ar : sync;
         }

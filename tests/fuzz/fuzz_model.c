@@ -8,6 +8,7 @@
 
 #include "fuzz_common.h"
 #include "sim/cost.h"
+#include "sim/memory.h"
 #include "sim/model.h"
 
 #define NAME "fuzz.model.json"
