@@ -11,38 +11,23 @@
  * stand for the topology's nodes in file order. A "remove" of a node that
  * hosts a GPU of the plan ends the replay at that instant with a report;
  * times count from the start of the first simulated iteration. */
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "datadir.h"
 #include "sim_state.h"
+#include "topo_traces.h"
 #include "trace.h"
 
 enum { EV_CAPACITY = 4, EV_PREEMPT = 5, EV_FLOW_DONE = 3 };
-
-static int resolve(const char *topo_path, const char *file, char *out, size_t cap)
-{
-    if (file[0] == '/' || access(file, R_OK) == 0) {
-        snprintf(out, cap, "%s", file);
-        return 0;
-    }
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", topo_path);
-    snprintf(out, cap, "%s/%s", dirname(dir), file);
-    if (access(out, R_OK) == 0)
-        return 0;
-    return datadir_find_sub("traces", file, out, cap);
-}
 
 static int load_link_trace(sim_state *s, int a, int b)
 {
     const topology *t = s->t;
     const topo_link *l = topo_wan(t, a, b);
     char path[4096];
-    if (resolve(t->path, l->trace, path, sizeof path))
+    if (topo_trace_resolve(t->path, l->trace, path, sizeof path))
         return gt_fail(s->e, "%s: link \"%s\"->\"%s\": trace file \"%s\" not found", t->path,
                        t->sites[a].id, t->sites[b].id, l->trace);
     int r = net_wan_resource(&s->net, a, b);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "jsonio.h"
+#include "topo_traces.h"
 
 #define GBPS 125000000.0   /* bytes/s in one Gbit/s */
 /* The WAN matrix holds nsites^2 topo_links of ~456 bytes each (4096 sites =
@@ -219,7 +220,7 @@ static int parse_policy(const jdoc *d, json_t *l, const char *lp, topo_link *ab,
     ba->per_pair = ab->per_pair;
     ba->policy_set = ab->policy_set;
     ba->policy = ab->policy;
-    return 0;
+    return *ab->trace ? topo_check_link_trace(d, lp, ab, e) : 0;
 }
 
 /* A link's number, with the link named in the error:
