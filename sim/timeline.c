@@ -61,7 +61,7 @@ static void span(tl_ctx *c, int pid, int tid, const char *name, const char *cat,
     gzprintf(c->gz,
              "{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"name\":\"%s\",\"cat\":\"%s\","
              "\"ts\":%.3f,\"dur\":%.3f,\"args\":{%s}}",
-             pid, tid, name, cat, s / 1e3, (e - s) / 1e3, args);
+             pid, tid, name, cat, s / 1e3, ((double)e - (double)s) / 1e3, args);
 }
 
 static void gpu_tracks(tl_ctx *c)
