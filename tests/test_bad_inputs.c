@@ -80,6 +80,11 @@ static const expect PLAN[] = {
     {"huge-microbatches.json", 3, NULL, NULL, "too big integer"},
     {"interleaved-wrong-repeat.json", -1, NULL, NULL,
      "pipelines[0].stages[3]: interleaved stages must repeat the GPUs of stage 1"},
+    {"interleaved-microbatches-not-multiple.json", -1, NULL, NULL,
+     "pipelines[0]: the interleaved schedule needs microbatches (15) to be a multiple of the "
+     "stages (2)"},
+    {"too-many-ops.json", -1, NULL, NULL,
+     "the plan has 400000000 ops (2 x stages x microbatches), over the cap of 4000000"},
     {"layer-beyond-model.json", -1, NULL, NULL, "layer 8 does not exist (the model has 8 layers"},
     {"malformed.json", 4, NULL, NULL, "'}' expected"},
     {"memory-overflow.json", -1, NULL, NULL, "GPU edge/0/0 (t4) needs 18.24 GiB for layers [0, 7] "
