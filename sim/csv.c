@@ -1,5 +1,6 @@
 /* csv.c — line-oriented CSV reader (see csv.h). */
 #include "csv.h"
+#include "grammar.h"
 #include "infile.h"
 
 #include <errno.h>
@@ -146,12 +147,10 @@ int csv_double(const csv_reader *r, int col, double lo, double hi, int allow_emp
         return gt_fail(e, "%s:%d: column '%s': empty, expected a number", r->path,
                        r->line, name);
     }
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v))
-        return gt_fail(e, "%s:%d: column '%s': '%s' is not a finite number", r->path,
-                       r->line, name, s);
+    double v;
+    if (gram_number(s, &v))
+        return gt_fail(e, "%s:%d: column '%s': '%s' is not a finite number (decimal, e.g. "
+                          "12.5 or 1e-3)", r->path, r->line, name, s);
     if (v < lo || v > hi)
         return gt_fail(e, "%s:%d: column '%s': %g out of range [%g, %g]", r->path,
                        r->line, name, v, lo, hi);
@@ -163,12 +162,10 @@ int csv_long(const csv_reader *r, int col, long lo, long hi, long *out, gt_err *
 {
     const char *s = csv_get(r, col);
     const char *name = col >= 0 && col < r->nhead ? r->head[col] : "?";
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (*s == '\0' || *end != '\0' || errno == ERANGE)
-        return gt_fail(e, "%s:%d: column '%s': '%s' is not an integer", r->path,
-                       r->line, name, s);
+    long v;
+    if (gram_integer(s, &v))
+        return gt_fail(e, "%s:%d: column '%s': '%s' is not an integer (decimal digits, no "
+                          "sign, space or leading zero)", r->path, r->line, name, s);
     if (v < lo || v > hi)
         return gt_fail(e, "%s:%d: column '%s': %ld out of range [%ld, %ld]", r->path,
                        r->line, name, v, lo, hi);

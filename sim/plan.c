@@ -130,7 +130,9 @@ static int parse_stage(const jdoc *d, json_t *st, const char *sp, const topology
             return jdoc_fail(d, e, jp, "expected a GPU id string \"site/node/index\"");
         int idx = topo_gpu_lookup(t, json_string_value(g));
         if (idx < 0)
-            return jdoc_fail(d, e, jp, "unknown GPU \"%s\" in topology %s",
+            return jdoc_fail(d, e, jp, "unknown GPU \"%s\" in topology %s (ids are "
+                                       "SITE/NODE/INDEX, indices written 0, 1, 12: no sign, "
+                                       "space or leading zero)",
                              json_string_value(g), t->name);
         s->gpus[s->ngpus++] = idx;
     }

@@ -9,7 +9,8 @@
  *
  * Preemption: the availability trace's nodes, in order of first appearance,
  * stand for the topology's nodes in file order. A "remove" of a node that
- * hosts a GPU of the plan ends the replay at that instant with a report;
+ * hosts a GPU of the plan ends the replay at that instant with a report; a
+ * trace naming more nodes than the topology has is refused (not ignored);
  * times count from the start of the first simulated iteration. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +48,14 @@ static int load_avail(sim_state *s)
     avail_trace av = {0};
     if (avail_load(s->opt->avail_trace, &av, s->e))
         return -1;
+    if (av.nnodes > s->t->nnodes) { /* a node beyond the topology would be ignored */
+        gt_fail(s->e, "%s: column 'node': the trace names %d nodes but the topology %s has %d "
+                      "(node \"%s\" is the first without a topology node)",
+                s->opt->avail_trace, av.nnodes, s->t->path, s->t->nnodes,
+                av.nodes[s->t->nnodes]);
+        avail_free(&av);
+        return -1;
+    }
     s->preempts = malloc(sizeof *s->preempts * (size_t)(av.n > 0 ? av.n : 1));
     if (!s->preempts) {
         avail_free(&av);

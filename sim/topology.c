@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grammar.h"
 #include "jsonio.h"
 #include "topo_traces.h"
 
@@ -175,10 +176,14 @@ static int parse_site(const jdoc *d, json_t *site, const char *sp, topology *t, 
         jdoc_num(d, site, sp, "pue", 0, 1, 10, 1, &s->pue, e) ||
         jdoc_num(d, site, sp, "price_kwh", 0, 0, 100, 0, &s->price_kwh, e))
         return -1;
-    if (strchr(s->id, '/')) {
+    char why[128];
+    const char *bad = gram_site_id_error(s->id, why, sizeof why);
+    if (bad) {
         char jp[300];
         snprintf(jp, sizeof jp, "%s.id", sp);
-        return jdoc_fail(d, e, jp, "site id \"%s\" must not contain '/'", s->id);
+        if (strchr(s->id, '/')) /* printable: name it */
+            return jdoc_fail(d, e, jp, "site id \"%s\" must not contain '/'", s->id);
+        return jdoc_fail(d, e, jp, "site id %s", bad);
     }
     for (int k = 0; k < si; k++)
         if (strcmp(t->sites[k].id, s->id) == 0) {
@@ -504,13 +509,12 @@ int topo_gpu_lookup(const topology *t, const char *name)
     int s = topo_site_lookup(t, site);
     if (s < 0)
         return -1;
-    char *end;
-    long node = strtol(slash + 1, &end, 10);
-    if (end == slash + 1 || *end != '/')
-        return -1;
-    const char *lp = end + 1;
-    long local = strtol(lp, &end, 10);
-    if (end == lp || *end != '\0')
+    /* SITE/NODE/GPU with canonical indices (grammar.h): a/0/01, a/0/+1 and
+     * "a/0/ 1" name no GPU */
+    const char *np = slash + 1, *slash2 = strchr(np, '/');
+    long node, local;
+    if (!slash2 || gram_index(np, (size_t)(slash2 - np), &node) ||
+        gram_index(slash2 + 1, strlen(slash2 + 1), &local))
         return -1;
     const topo_site *st = &t->sites[s];
     if (node < 0 || node >= st->nnodes)

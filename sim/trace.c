@@ -491,6 +491,7 @@ static int prof_row(const csv_reader *r, const int *col, const gpu_catalog *cat,
         return gt_fail(e, "%s: out of memory", r->path);
     *cap = c1;
     (*lines)[p->n] = r->line;
+    row.line = r->line;
     p->rows[p->n++] = row;
     return 0;
 }
@@ -512,6 +513,16 @@ int profile_load(const char *path, const gpu_catalog *cat, profile *out, gt_err 
     if (got != 0)
         profile_free(out);
     return got == 0 ? 0 : -1;
+}
+
+int profile_check_model(const profile *p, const char *path, const char *model_id, gt_err *e)
+{
+    for (int i = 0; i < p->n; i++)
+        if (strcmp(p->rows[i].model, model_id) != 0)
+            return gt_fail(e, "%s:%d: column 'model': '%s' is not the job's model '%s' (a row "
+                              "for another model would be silently unused)", path,
+                           p->rows[i].line, p->rows[i].model, model_id);
+    return 0;
 }
 
 void profile_free(profile *p)
