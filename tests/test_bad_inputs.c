@@ -387,6 +387,33 @@ static void test_bom_and_special_inputs(void **state)
     }
 }
 
+/* A plan without schedule, dp_sync and microbatch_size gets the documented
+ * defaults, and both plan check and the JSON report say which were used. */
+static void test_plan_defaults_are_reported(void **state)
+{
+    (void)state;
+    char dir[64], path[128];
+    assert_non_null(tu_mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/minimal.plan.json", dir);
+    assert_int_equal(tu_write_file(path, "{\"pipelines\": [{\"microbatches\": 16, \"stages\": "
+                                         "[{\"gpus\": [\"s1/0/0\"], \"layers\": [0, 7]}]}]}"),
+                     0);
+    tu_run r;
+    assert_int_equal(run_kind(&r, KIND_PLAN, path), 0);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "schedule 1f1b, sync ring, microbatch size 1,"));
+    tu_run_free(&r);
+    assert_int_equal(tu_geotrain(&r, "simulate", "-t", SUPPORT_TOPO, "-m", SUPPORT_MODEL,
+                                 "--batch", "16", "-p", path, "--json", "-", NULL),
+                     0);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"schedule\": \"1f1b\""));
+    assert_non_null(strstr(r.out, "\"dp_sync\": \"ring\""));
+    assert_non_null(strstr(r.out, "\"microbatch_size\": 1"));
+    tu_run_free(&r);
+    tu_rmtree(dir);
+}
+
 /* A line with no newline is stopped at the line cap (1 MiB), not read on. */
 static void test_line_cap(void **state)
 {
@@ -700,6 +727,7 @@ int main(void)
         cmocka_unit_test(test_bad_time_ranges),
         cmocka_unit_test(test_bom_and_special_inputs),
         cmocka_unit_test(test_line_cap),
+        cmocka_unit_test(test_plan_defaults_are_reported),
         cmocka_unit_test(test_topo_check_goes_on_after_a_bad_file),
         cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_atomic_write_failure_keeps_previous_file),
