@@ -39,6 +39,20 @@ const char *gram_site_id_error(const char *id, char *buf, size_t cap)
     return NULL;
 }
 
+const char *gram_printable(const char *s, char *buf, size_t cap)
+{
+    size_t n = 0;
+    for (; *s && n + 5 < cap; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c >= ' ' && c < 0x7f && c != '"' && c != '\\')
+            buf[n++] = (char)c;
+        else
+            n += (size_t)snprintf(buf + n, cap - n, "\\x%02x", c);
+    }
+    buf[n] = '\0';
+    return buf;
+}
+
 int gram_index(const char *s, size_t len, long *out)
 {
     if (len == 0 || len > 9 || (s[0] == '0' && len > 1))

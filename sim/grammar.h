@@ -26,4 +26,8 @@ int gram_index(const char *s, size_t len, long *out);
 int gram_integer(const char *s, long *out);
 int gram_number(const char *s, double *out);
 
+/* s with bytes outside printable ASCII (and '"', '\\') written as \xNN, so
+ * that an untrusted string quoted in an error stays on one line. */
+const char *gram_printable(const char *s, char *buf, size_t cap);
+
 #endif

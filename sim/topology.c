@@ -182,7 +182,8 @@ static int parse_site(const jdoc *d, json_t *site, const char *sp, topology *t, 
         char jp[300];
         snprintf(jp, sizeof jp, "%s.id", sp);
         if (strchr(s->id, '/')) /* printable: name it */
-            return jdoc_fail(d, e, jp, "site id \"%s\" must not contain '/'", s->id);
+            return jdoc_fail(d, e, jp, "site id \"%s\" must not contain '/'",
+                             gram_printable(s->id, why, sizeof why));
         return jdoc_fail(d, e, jp, "site id %s", bad);
     }
     for (int k = 0; k < si; k++)

@@ -38,6 +38,18 @@ static void test_grammar(void **state)
         assert_non_null(gram_site_id_error(bad[i], buf, sizeof buf));
 }
 
+/* Untrusted text quoted in an error stays on one line. */
+static void test_printable(void **state)
+{
+    (void)state;
+    char buf[64];
+    assert_string_equal(gram_printable("a/0/\n1\x07\"", buf, sizeof buf), "a/0/\\x0a1\\x07\\x22");
+    assert_string_equal(gram_printable("plain-id_1.x", buf, sizeof buf), "plain-id_1.x");
+    char small[8];
+    gram_printable("\n\n\n\n", small, sizeof small); /* truncated, still terminated */
+    assert_true(strlen(small) < sizeof small);
+}
+
 /* GPU ids resolve only in the canonical form: a/0/1, not a/0/01, a/0/+1, a/0/ 1. */
 static void test_gpu_id_grammar(void **state)
 {
@@ -64,6 +76,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_grammar),
         cmocka_unit_test(test_gpu_id_grammar),
+        cmocka_unit_test(test_printable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
