@@ -1,7 +1,8 @@
 # GeoTrain — build, test, bench, experiments.
 #
 #   make              libgeotrain.a and ./geotrain (installs missing packages first)
-#   make test         cmocka suite, then the same suite under ASan + UBSan
+#   make test         cmocka suite, then the same suite under ASan + UBSan, and the
+#                     bad-input corpus through an ASan + UBSan geotrain
 #   make bench        speed figures (printed, never asserted)
 #   make experiments  every experiment of DESIGN section 9 + figures + report
 #   make memcheck     the suite under valgrind memcheck
@@ -46,7 +47,7 @@ BENCH_SRC:= $(sort $(wildcard tests/bench_*.c))
 BENCH_BIN:= $(BENCH_SRC:tests/%.c=$(BUILD)/tests/%)
 DEPS_OK  := $(BUILD)/.deps-ok
 
-.PHONY: all deps test test-unit test-asan test-clang test-mpi test-mpi-if-built build-asan/geotrain-asan-tests bench experiments plots install clean memcheck fuzz
+.PHONY: all deps test test-unit test-asan test-corpus-san test-corpus-ubsan test-clang test-mpi test-mpi-if-built build-asan/geotrain-asan-tests bench experiments plots install clean memcheck fuzz
 
 all: $(BIN)
 
@@ -102,9 +103,27 @@ test-asan: $(DEPS_OK)
 	    EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	    LDFLAGS="-fsanitize=address,undefined" build-asan/geotrain-asan-tests
 
-build-asan/geotrain-asan-tests: $(TEST_BIN)
+build-asan/geotrain-asan-tests: $(TEST_BIN) $(BUILD)/geotrain
 	@echo "== the suite under AddressSanitizer + UBSan =="
 	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 sh tests/run.sh build-asan/tests
+	@$(MAKE) --no-print-directory test-corpus-san
+
+# The bad-input corpus (tests/bad/, test_bad_inputs) replayed through a geotrain
+# binary built in $(BUILD) — under test-asan that is ASan + UBSan with
+# -fno-sanitize-recover=all, so any overflow or UB in a refused input's path
+# aborts the binary and fails the test (the suite above runs ./geotrain).
+$(BUILD)/geotrain: $(BUILD)/geotrain.o $(LIB)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+test-corpus-san: $(BUILD)/geotrain $(BUILD)/tests/test_bad_inputs
+	@echo "== the bad-input corpus through $(BUILD)/geotrain =="
+	@GEOTRAIN_BIN=$(BUILD)/geotrain ASAN_OPTIONS=detect_leaks=1:exitcode=86 \
+	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:exitcode=86 $(BUILD)/tests/test_bad_inputs
+
+test-corpus-ubsan: $(DEPS_OK)
+	@$(MAKE) --no-print-directory BUILD=build-asan OPT=-O1 \
+	    EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	    LDFLAGS="-fsanitize=address,undefined" test-corpus-san
 
 memcheck: $(TEST_BIN)
 	@sh tests/run.sh $(BUILD)/tests valgrind

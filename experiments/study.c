@@ -18,6 +18,7 @@
 #include "planner/objective.h"
 #include "planner/planner_run.h"
 #include "sim/atomic_file.h"
+#include "sim/infile.h"
 #include "sim/cli.h"
 #include "sim/simulator.h"
 
@@ -376,32 +377,10 @@ static int write_header(FILE *fp, void *ctx)
     return ferror(fp) ? -1 : 0;
 }
 
+/* 1 when the file does not exist yet; caps and non-regular files: infile.h. */
 static int read_all(const char *path, char **buf, size_t *len, gt_err *e)
 {
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return errno == ENOENT ? 1 : gt_fail(e, "%s: cannot read: %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0, got;
-    char *b = malloc(cap);
-    while (b && (got = fread(b + n, 1, cap - n - 1, fp)) > 0) {
-        n += got;
-        if (n + 1 == cap) {
-            char *nb = realloc(b, cap *= 2);
-            if (!nb)
-                free(b);
-            b = nb;
-        }
-    }
-    bool bad = ferror(fp);
-    fclose(fp);
-    if (!b || bad) {
-        free(b);
-        return gt_fail(e, "%s: %s", path, bad ? "read error" : "out of memory");
-    }
-    b[n] = '\0';
-    *buf = b;
-    *len = n;
-    return 0;
+    return infile_read_all(path, INFILE_MAX_BYTES, 1, buf, len, e);
 }
 
 /* One row of an existing file: part of this study, same inputs, new key. */

@@ -540,7 +540,7 @@ static int64_t round_trip(const enc_problem *pr, const int *gpus, int S, int b, 
 {
     int64_t r = sum;
     for (int k = 0; k + 1 < S; k++)
-        r += xfer_ns(pr, b, gpus[k], gpus[k + 1]) + xfer_ns(pr, b, gpus[k + 1], gpus[k]);
+        r = t_add(r, t_add(xfer_ns(pr, b, gpus[k], gpus[k + 1]), xfer_ns(pr, b, gpus[k + 1], gpus[k])));
     return r;
 }
 
@@ -564,7 +564,7 @@ static int split_microbatches(const genome *g, const pipe_info *pi, int M, int *
         for (int p = 0; p < D; p++) {
             if (mb[p] >= pi[p].cap)
                 continue;
-            int64_t v = pi[p].R + (int64_t)mb[p] * pi[p].tau;
+            int64_t v = t_add(pi[p].R, t_mul(mb[p], pi[p].tau));
             if (v < bt) {
                 bt = v;
                 best = p;
@@ -944,20 +944,21 @@ static int64_t pipe_bound(const enc_problem *pr, const genome *g, int p, stage_t
     int64_t m = g->mb[p], best = 0, arrive = 0, back = 0, rt = 0;
     for (int k = 0; k < S; k++)
         stage_exact(pr, g, p, k, &st[k]);
-    for (int k = 0; k < S; k++) {
-        busy[k] = m * (st[k].f + st[k].b) + st[k].opt;
-        int64_t end_k = arrive + m * (st[k].f + st[k].b);
-        int64_t v = end_k + back + st[0].opt;      /* the gradient's way down to stage 0 */
-        int64_t w = end_k + st[k].opt;
+    for (int k = 0; k < S; k++) { /* saturating at the time cap (sim/timecap.h) */
+        int64_t work = t_mul(m, t_add(st[k].f, st[k].b));
+        busy[k] = t_add(work, st[k].opt);
+        int64_t end_k = t_add(arrive, work);
+        int64_t v = t_add(t_add(end_k, back), st[0].opt); /* the gradient's way down to stage 0 */
+        int64_t w = t_add(end_k, st[k].opt);
         v = v > w ? v : w;
         best = v > best ? v : best;
-        arrive += st[k].f + st[k].xf;
-        back += st[k].b + st[k].xb;
-        rt += st[k].f + st[k].b + st[k].xf + st[k].xb;
+        arrive = t_add(arrive, t_add(st[k].f, st[k].xf));
+        back = t_add(back, t_add(st[k].b, st[k].xb));
+        rt = t_add(rt, t_add(t_add(st[k].f, st[k].b), t_add(st[k].xf, st[k].xb)));
     }
     if (g->sched == SCHED_1F1B) {
         /* stage 0 runs F(j+S) after B(j), which ends a round trip after F(j) */
-        int64_t v = ((m + S - 1) / S) * rt + st[0].opt;
+        int64_t v = t_add(t_mul((m + S - 1) / S, rt), st[0].opt);
         best = v > best ? v : best;
     }
     return best;

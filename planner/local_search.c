@@ -2,6 +2,8 @@
  * stage) and LS4 (prune) of the memetic planner (local_search.h). */
 #include "local_search.h"
 
+#include "sim/timecap.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,7 +32,7 @@ static bool adopt(ls_env *env, genome *g, bool have)
 
 static int64_t link_w(const enc_problem *pr, int bi, int u, int v)
 {
-    return enc_xfer_ns(pr, bi, u, v) + enc_xfer_ns(pr, bi, v, u);
+    return t_add(enc_xfer_ns(pr, bi, u, v), enc_xfer_ns(pr, bi, v, u));
 }
 
 /* Shortest Hamiltonian path over the S GPUs in row (any start), Held-Karp. */

@@ -48,8 +48,8 @@ void account_totals(const topology *t, const workload *w, const timing *tm,
         out->gpu_energy_j += j;
         kwh_site_carbon += j / 3.6e6 * s->carbon_g_per_kwh;
         kwh_site_usd += j / 3.6e6 * s->price_kwh;
-        out->busy_ns += la[l].compute_ns * w->lanes[l].tp;
-        out->gpu_ns += tm->iteration_ns * w->lanes[l].tp;
+        out->busy_ns += (double)la[l].compute_ns * w->lanes[l].tp;
+        out->gpu_ns += (double)tm->iteration_ns * w->lanes[l].tp;
     }
     if (charge_unselected)
         for (int g = 0; g < t->ngpus; g++)

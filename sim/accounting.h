@@ -28,7 +28,8 @@ typedef struct run_totals {
     double unselected_j;
     double carbon_g;
     double usd;
-    int64_t busy_ns, gpu_ns;  /* summed over GPUs: compute and total time */
+    double busy_ns, gpu_ns;   /* summed over GPUs: compute and total time (double:
+                               * 2e5 GPUs x a long iteration pass int64) */
 } run_totals;
 
 void account_lanes(const topology *t, const workload *w, const timing *tm, lane_account *out);

@@ -192,6 +192,8 @@ int cli_load_job(cli_common *c, job *j, gt_err *e)
         if (gpu_catalog_load_default(&cat, e))
             return -1;
         int rc = profile_load(c->profile_path, &cat, &c->prof, e);
+        if (!rc && (rc = profile_check_model(&c->prof, c->profile_path, m.id, e)))
+            profile_free(&c->prof);
         gpu_catalog_free(&cat);
         if (rc)
             return -1;

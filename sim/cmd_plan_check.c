@@ -57,9 +57,10 @@ int cmd_plan_check(int argc, char **argv)
                 double m = plan_gpu_memory(&p, &j, g);
                 peak = m > peak ? m : peak;
             }
-            printf("%s: ok (%d pipelines, %d GPUs of %d, schedule %s, sync %s, peak memory "
-                   "%.2f GiB)\n", plan_path, p.npipes, plan_gpus_used(&p), t.ngpus,
-                   sched_name(p.schedule), sync_name(p.sync), peak / GIB);
+            printf("%s: ok (%d pipelines, %d GPUs of %d, schedule %s, sync %s, microbatch "
+                   "size %d, peak memory %.2f GiB)\n", plan_path, p.npipes, plan_gpus_used(&p),
+                   t.ngpus, sched_name(p.schedule), sync_name(p.sync), p.microbatch_size,
+                   peak / GIB);
         }
         plan_free(&p);
     }

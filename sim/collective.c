@@ -264,7 +264,7 @@ int64_t collective_estimate_ns(const coll_plan *c, const topology *t, const work
             int64_t bound = step_load_bound(c, s, t, w, buf, &h);
             worst = bound > worst ? bound : worst;
         }
-        total += worst;
+        total = t_add(total, worst);
     }
     if (buf)
         res_table_free(&h);

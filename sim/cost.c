@@ -100,7 +100,10 @@ double cost_iteration_flops(const job *j)
 
 int64_t cost_ns(double seconds)
 {
-    return (int64_t)llround(seconds * 1e9);
+    double ns = seconds * 1e9;
+    if (!(ns < (double)GT_TIME_CAP_NS)) /* also NaN: longer than the cap (timecap.h) */
+        return GT_TIME_CAP_NS;
+    return ns > -(double)GT_TIME_CAP_NS ? (int64_t)llround(ns) : -GT_TIME_CAP_NS;
 }
 
 int64_t cost_compute_ns(const gpu_type *g, double flops, int tp, double tp_allreduce_bytes,
@@ -183,7 +186,7 @@ int64_t cost_optimizer_ns(const gpu_type *g, double params_held)
 
 int64_t cost_transfer_ns(double bytes, double lat_s, double rate)
 {
-    return cost_ns(lat_s) + cost_ns(bytes / rate);
+    return t_add(cost_ns(lat_s), cost_ns(bytes / rate));
 }
 
 double cost_activation_bytes(const job *j, int b)

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include "catalog.h"
 #include "job.h"
+#include "timecap.h"
 
 /* --- parameters ---------------------------------------------------------- */
 double cost_layer_params(const model_spec *m);
@@ -34,7 +35,8 @@ double cost_stage_bwd_flops(const job *j, int b, int first, int last);
 double cost_iteration_flops(const job *j);
 
 /* --- time --------------------------------------------------------------- */
-/* Seconds -> integer nanoseconds, the DES clock (rounded to nearest). */
+/* Seconds -> integer nanoseconds, the DES clock (rounded to nearest); a
+ * duration of GT_TIME_CAP_NS or more (or NaN) gives GT_TIME_CAP_NS (timecap.h). */
 int64_t cost_ns(double seconds);
 /* Duration of `flops` on GPU type g with tensor-parallel degree tp (adds the
  * TP all-reduces over the node's GPU link) at frequency scale f (1 = max). */

@@ -1,37 +1,24 @@
 /* csv.c — line-oriented CSV reader (see csv.h). */
 #include "csv.h"
+#include "grammar.h"
+#include "infile.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int read_line(csv_reader *r)
+/* 1 = a line, 0 = end of file, -1 = error (a cap hit: infile.h). */
+static int read_line(csv_reader *r, gt_err *e)
 {
-    size_t len = 0;
-    int c;
-    while ((c = fgetc(r->fp)) != EOF) {
-        if (len + 2 > r->cap) {
-            size_t ncap = r->cap ? r->cap * 2 : 256;
-            char *nb = realloc(r->buf, ncap);
-            if (!nb)
-                return -1;
-            r->buf = nb;
-            r->cap = ncap;
-        }
-        if (c == '\n')
-            break;
-        if (c == '\0')
-            r->binary = 1;
-        r->buf[len++] = (char)c;
+    int nul = 0;
+    int got = infile_getline(r->fp, r->path, r->line + 1, &r->buf, &r->cap, INFILE_MAX_LINE,
+                             &r->total, &nul, e);
+    if (got == 1) {
+        r->line++;
+        r->binary |= nul;
     }
-    if (c == EOF && len == 0)
-        return 0;
-    if (len && r->buf[len - 1] == '\r')
-        len--;
-    r->buf[len] = '\0';
-    r->line++;
-    return 1;
+    return got;
 }
 
 static int split(csv_reader *r, char **out, gt_err *e)
@@ -63,15 +50,16 @@ int csv_open(csv_reader *r, const char *path, gt_err *e)
 {
     memset(r, 0, sizeof *r);
     r->path = path;
-    r->fp = fopen(path, "r");
+    r->fp = infile_open(path, INFILE_MAX_BYTES, e);
     if (!r->fp)
-        return gt_fail(e, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
     int got;
-    while ((got = read_line(r)) == 1 && is_skippable(r->buf))
+    while ((got = read_line(r, e)) == 1 && is_skippable(r->buf))
         ;
     if (got != 1) {
         csv_close(r);
-        return gt_fail(e, "%s:%d: empty file, expected a header row", path, r->line);
+        return got < 0 ? -1 : gt_fail(e, "%s:%d: empty file, expected a header row", path,
+                                      r->line);
     }
     char *tmp[CSV_MAX_FIELDS];
     int n = split(r, tmp, e);
@@ -88,16 +76,24 @@ int csv_open(csv_reader *r, const char *path, gt_err *e)
         }
     }
     r->nhead = n;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++)
+            if (strcmp(r->head[i], r->head[j]) == 0) {
+                gt_fail(e, "%s:%d: column '%s' appears twice in the header (columns %d and %d)",
+                        path, r->line, r->head[i], j + 1, i + 1);
+                csv_close(r);
+                return -1;
+            }
     return 0;
 }
 
 int csv_next(csv_reader *r, gt_err *e)
 {
     int got;
-    while ((got = read_line(r)) == 1 && is_skippable(r->buf))
+    while ((got = read_line(r, e)) == 1 && is_skippable(r->buf))
         ;
     if (got <= 0)
-        return got < 0 ? gt_fail(e, "%s: out of memory", r->path) : 0;
+        return got;
     if (r->binary)
         return gt_fail(e, "%s:%d: binary data (NUL byte), expected text", r->path,
                        r->line);
@@ -151,12 +147,10 @@ int csv_double(const csv_reader *r, int col, double lo, double hi, int allow_emp
         return gt_fail(e, "%s:%d: column '%s': empty, expected a number", r->path,
                        r->line, name);
     }
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v))
-        return gt_fail(e, "%s:%d: column '%s': '%s' is not a finite number", r->path,
-                       r->line, name, s);
+    double v;
+    if (gram_number(s, &v))
+        return gt_fail(e, "%s:%d: column '%s': '%s' is not a finite number (decimal, e.g. "
+                          "12.5 or 1e-3)", r->path, r->line, name, s);
     if (v < lo || v > hi)
         return gt_fail(e, "%s:%d: column '%s': %g out of range [%g, %g]", r->path,
                        r->line, name, v, lo, hi);
@@ -168,12 +162,10 @@ int csv_long(const csv_reader *r, int col, long lo, long hi, long *out, gt_err *
 {
     const char *s = csv_get(r, col);
     const char *name = col >= 0 && col < r->nhead ? r->head[col] : "?";
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (*s == '\0' || *end != '\0' || errno == ERANGE)
-        return gt_fail(e, "%s:%d: column '%s': '%s' is not an integer", r->path,
-                       r->line, name, s);
+    long v;
+    if (gram_integer(s, &v))
+        return gt_fail(e, "%s:%d: column '%s': '%s' is not an integer (decimal digits, no "
+                          "sign, space or leading zero)", r->path, r->line, name, s);
     if (v < lo || v > hi)
         return gt_fail(e, "%s:%d: column '%s': %ld out of range [%ld, %ld]", r->path,
                        r->line, name, v, lo, hi);

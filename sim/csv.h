@@ -18,6 +18,7 @@ typedef struct csv_reader {
     int line;                     /* 1-based number of the current line */
     char *buf;                    /* current line, split in place */
     size_t cap;
+    size_t total;                 /* bytes read so far (the file-size cap) */
     int binary;                   /* a NUL byte was seen */
     int nhead;
     char *head[CSV_MAX_FIELDS];   /* column names (owned copies) */

@@ -87,14 +87,14 @@ static int run_ops(const topology *t, const workload *w, timing *tm, gt_err *e)
         int64_t arrival = 0, xs = 0;
         if (o->input >= 0) {
             xs = tm->ops[o->input].end;
-            arrival = xs + (o->xfer_bytes > 0 ? transfer_ns(t, w, o, memo) : 0);
+            arrival = t_add(xs, o->xfer_bytes > 0 ? transfer_ns(t, w, o, memo) : 0);
             if (o->xfer_bytes > 0)
                 tm->wan_bytes += wan_bytes_of(t, w, w->ops[o->input].lane, o->lane, o->xfer_bytes);
         }
         ot->xfer_start = xs;
         ot->arrival = arrival;
         ot->start = ready > arrival ? ready : arrival;
-        ot->end = ot->start + o->dur_ns;
+        ot->end = t_add(ot->start, o->dur_ns); /* saturates at the cap: timecap.h */
         int next[2] = {o->next_on_lane, o->consumer};
         for (int k = 0; k < 2; k++)
             if (next[k] >= 0 && --pending[next[k]] == 0)
@@ -152,7 +152,7 @@ int estimate_run(const topology *t, const workload *w, sync_kind sync, timing *t
             return -1;
         }
         tm->group_start[g] = start;
-        tm->group_end[g] = start + collective_estimate_ns(&c, t, w);
+        tm->group_end[g] = t_add(start, collective_estimate_ns(&c, t, w));
         for (int f = 0; f < c.nflows; f++)
             tm->wan_bytes += wan_bytes_of(t, w, c.flows[f].src_lane, c.flows[f].dst_lane,
                                           c.flows[f].bytes);
@@ -166,6 +166,8 @@ int estimate_run(const topology *t, const workload *w, sync_kind sync, timing *t
     sync_loads_bound(&sl, tm);
     sync_loads_free(&sl);
     timing_finish_lanes(tm, w);
+    if (t_over(tm->iteration_ns))
+        return t_cap_fail(e, t->path, "the estimated iteration");
     if (transfer_load_bound(t, w, tm) < 0)
         return gt_fail(e, "out of memory");
     return 0;

@@ -9,8 +9,9 @@
 #include <string.h>
 
 #include "atomic_file.h"
+#include "infile.h"
 
-#define JDOC_MAX_BYTES (256u << 20)   /* refuse inputs over 256 MiB */
+#define JDOC_MAX_BYTES INFILE_MAX_BYTES   /* refuse inputs over 256 MiB */
 
 int jdoc_parse(jdoc *d, const char *name, const char *buf, size_t len, gt_err *e)
 {
@@ -59,40 +60,11 @@ int jdoc_parse(jdoc *d, const char *name, const char *buf, size_t len, gt_err *e
 int jdoc_load(jdoc *d, const char *path, gt_err *e)
 {
     memset(d, 0, sizeof *d);
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return gt_fail(e, "%s: cannot open: %s", path, strerror(errno));
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len + 65536 > cap) {
-            cap = cap ? cap * 2 : 65536;
-            if (cap > JDOC_MAX_BYTES + 65536) {
-                free(buf);
-                fclose(fp);
-                return gt_fail(e, "%s: larger than %u MiB, refused", path,
-                               JDOC_MAX_BYTES >> 20);
-            }
-            char *nb = realloc(buf, cap);
-            if (!nb) {
-                free(buf);
-                fclose(fp);
-                return gt_fail(e, "%s: out of memory", path);
-            }
-            buf = nb;
-        }
-        size_t got = fread(buf + len, 1, cap - len, fp);
-        len += got;
-        if (got == 0)
-            break;
-    }
-    int bad = ferror(fp);
-    fclose(fp);
-    if (bad) {
-        free(buf);
-        return gt_fail(e, "%s: read error", path);
-    }
-    int rc = jdoc_parse(d, path, buf ? buf : "", len, e);
+    char *buf;
+    size_t len;
+    if (infile_read_all(path, JDOC_MAX_BYTES, 0, &buf, &len, e))
+        return -1;
+    int rc = jdoc_parse(d, path, buf, len, e);
     free(buf);
     return rc;
 }

@@ -292,7 +292,7 @@ static int reschedule(network *n, int id, double rate, int64_t now, eventq *q, i
         f->finish = INT64_MAX;
         return 0;
     }
-    f->finish = now + cost_ns(f->remaining / rate);
+    f->finish = now + cost_ns(f->remaining / rate); /* both <= GT_TIME_CAP_NS */
     if (f->sched >= 0 && f->sched <= f->finish)
         return 0;
     f->version++;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cost.h"
+#include "grammar.h"
 #include "jsonio.h"
 
 static const char *const PLAN_KEYS[] = {"planner", "objective", "schedule", "dp_sync",
@@ -157,9 +158,13 @@ static int parse_stage(const jdoc *d, json_t *st, const char *sp, const topology
         if (!json_is_string(g))
             return jdoc_fail(d, e, jp, "expected a GPU id string \"site/node/index\"");
         int idx = topo_gpu_lookup(t, json_string_value(g));
+        char shown[200];
         if (idx < 0)
-            return jdoc_fail(d, e, jp, "unknown GPU \"%s\" in topology %s",
-                             json_string_value(g), t->name);
+            return jdoc_fail(d, e, jp, "unknown GPU \"%s\" in topology %s (ids are "
+                                       "SITE/NODE/INDEX, indices written 0, 1, 12: no sign, "
+                                       "space or leading zero)",
+                             gram_printable(json_string_value(g), shown, sizeof shown),
+                             t->name);
         s->gpus[s->ngpus++] = idx;
     }
     json_t *lay = json_object_get(st, "layers");

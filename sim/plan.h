@@ -88,6 +88,11 @@ int plan_parse(plan *p, const char *name, const char *buf, size_t len, const top
  * fits. The first problem found is reported with the reason. */
 int plan_check(const plan *p, const topology *t, const job *j, gt_err *e);
 
+/* Ops a replay of the plan holds: 2 x stages x microbatches, summed; plan_check
+ * refuses more than PLAN_MAX_OPS before anything is allocated. */
+#define PLAN_MAX_OPS 4000000
+long long plan_op_count(const plan *p);
+
 /* Number of physical stages of a pipeline (S; listed stages / v). */
 int plan_physical_stages(const plan *p, int pipe);
 /* Activations in flight on listed stage k of a pipeline (schedule rule). */

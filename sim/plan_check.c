@@ -246,6 +246,32 @@ static int check_memory(const plan *p, const topology *t, const job *j, gt_err *
     return rc;
 }
 
+long long plan_op_count(const plan *p)
+{
+    long long n = 0;
+    for (int pi = 0; pi < p->npipes; pi++)
+        n += 2LL * p->pipes[pi].nstages * p->pipes[pi].microbatches;
+    return n;
+}
+
+/* Size first, before anything is allocated for the plan: the op count (the
+ * simulator keeps about 200 bytes per op, so PLAN_MAX_OPS stays under 1 GiB)
+ * and the interleaved schedule's microbatch rule (the workload needs it). */
+static int check_size(const plan *p, const job *j, gt_err *e)
+{
+    long long ops = plan_op_count(p), acc = plan_accumulation(p, j);
+    if (ops > PLAN_MAX_OPS / acc)
+        return gt_fail(e, "the plan has %lld ops (2 x stages x microbatches%s), over the cap of "
+                          "%d (about 200 bytes each in a replay)",
+                       ops * acc, acc > 1 ? " x accumulation steps" : "", PLAN_MAX_OPS);
+    for (int pi = 0; p->schedule == SCHED_INTERLEAVED && pi < p->npipes; pi++)
+        if (p->pipes[pi].microbatches % plan_physical_stages(p, pi))
+            return gt_fail(e, "pipelines[%d]: the interleaved schedule needs microbatches "
+                              "(%d) to be a multiple of the stages (%d)",
+                           pi, p->pipes[pi].microbatches, plan_physical_stages(p, pi));
+    return 0;
+}
+
 int plan_check(const plan *p, const topology *t, const job *j, gt_err *e)
 {
     if (p->npipes <= 0)
@@ -264,7 +290,8 @@ int plan_check(const plan *p, const topology *t, const job *j, gt_err *e)
         return gt_fail(e, "dp_shard \"%s\" needs dp_sync \"ring\" or \"ps\" (a sharded "
                           "sync is a reduce-scatter and all-gathers; \"hierarchical\" has no "
                           "such split)", shard_name(p->dp_shard));
-    if (check_batch(p, j, e) || check_layers(p, j, e) || check_gpus(p, t, e))
+    if (check_size(p, j, e) || check_batch(p, j, e) || check_layers(p, j, e) ||
+        check_gpus(p, t, e))
         return -1;
     return check_memory(p, t, j, e);
 }

@@ -80,6 +80,10 @@ json_t *report_json(const topology *t, const job *j, const plan *p, const sim_de
     json_object_set_new(o, "topology", json_string(t->name));
     json_object_set_new(o, "model", json_string(j->model.id));
     json_object_set_new(o, "iterations", json_integer(d->iterations_done));
+    /* the plan's settings as used: defaults (1f1b, ring, 1) are reported too */
+    json_object_set_new(o, "schedule", json_string(sched_name(p->schedule)));
+    json_object_set_new(o, "dp_sync", json_string(sync_name(p->sync)));
+    json_object_set_new(o, "microbatch_size", json_integer(p->microbatch_size));
     json_object_set_new(o, "iteration_time_s", json_real(r->iteration_s));
     json_object_set_new(o, "energy_j", json_real(r->energy_j));
     json_object_set_new(o, "gpu_energy_j", json_real(d->tot.gpu_energy_j));

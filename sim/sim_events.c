@@ -9,40 +9,26 @@
  *
  * Preemption: the availability trace's nodes, in order of first appearance,
  * stand for the topology's nodes in file order. A "remove" of a node that
- * hosts a GPU of the plan ends the replay at that instant with a report;
+ * hosts a GPU of the plan ends the replay at that instant with a report; a
+ * trace naming more nodes than the topology has is refused (not ignored);
  * times count from the start of the first simulated iteration. */
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "datadir.h"
 #include "sim_state.h"
+#include "topo_traces.h"
 #include "trace.h"
 
 enum { EV_CAPACITY = 4, EV_PREEMPT = 5, EV_FLOW_DONE = 3 };
-
-static int resolve(const char *topo_path, const char *file, char *out, size_t cap)
-{
-    if (file[0] == '/' || access(file, R_OK) == 0) {
-        snprintf(out, cap, "%s", file);
-        return 0;
-    }
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s", topo_path);
-    snprintf(out, cap, "%s/%s", dirname(dir), file);
-    if (access(out, R_OK) == 0)
-        return 0;
-    return datadir_find_sub("traces", file, out, cap);
-}
 
 static int load_link_trace(sim_state *s, int a, int b)
 {
     const topology *t = s->t;
     const topo_link *l = topo_wan(t, a, b);
     char path[4096];
-    if (resolve(t->path, l->trace, path, sizeof path))
+    if (topo_trace_resolve(t->path, l->trace, path, sizeof path))
         return gt_fail(s->e, "%s: link \"%s\"->\"%s\": trace file \"%s\" not found", t->path,
                        t->sites[a].id, t->sites[b].id, l->trace);
     int r = net_wan_resource(&s->net, a, b);
@@ -62,6 +48,14 @@ static int load_avail(sim_state *s)
     avail_trace av = {0};
     if (avail_load(s->opt->avail_trace, &av, s->e))
         return -1;
+    if (av.nnodes > s->t->nnodes) { /* a node beyond the topology would be ignored */
+        gt_fail(s->e, "%s: column 'node': the trace names %d nodes but the topology %s has %d "
+                      "(node \"%s\" is the first without a topology node)",
+                s->opt->avail_trace, av.nnodes, s->t->path, s->t->nnodes,
+                av.nodes[s->t->nnodes]);
+        avail_free(&av);
+        return -1;
+    }
     s->preempts = malloc(sizeof *s->preempts * (size_t)(av.n > 0 ? av.n : 1));
     if (!s->preempts) {
         avail_free(&av);

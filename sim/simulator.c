@@ -195,6 +195,8 @@ static int run_loop(sim_state *s)
     while (eventq_pop(&s->q, &ev)) {
         s->now = ev.time;
         s->events++;
+        if (t_over(ev.time))
+            return t_cap_fail(s->e, s->t->path, "the simulated clock");
         if (dispatch(s, &ev))
             return s->e->msg[0] ? -1 : gt_fail(s->e, "out of memory in the event loop");
         if (s->preempted)
@@ -225,7 +227,7 @@ static void draw_durations(sim_state *s)
         double f = s->lane[s->w->ops[i].lane].slow;
         if (sigma > 0) /* lognormal with mean 1 */
             f *= gsl_ran_lognormal(s->rng, -sigma * sigma / 2, sigma);
-        s->dur[i] = f == 1.0 ? s->w->ops[i].dur_ns : (int64_t)llround(s->w->ops[i].dur_ns * f);
+        s->dur[i] = f == 1.0 ? s->w->ops[i].dur_ns : cost_ns(s->w->ops[i].dur_ns * f * 1e-9);
     }
 }
 

@@ -49,7 +49,7 @@ void tl_span(tl_ctx *c, int pid, int tid, const char *name, const char *cat, int
     gzprintf(c->gz,
              "{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"name\":\"%s\",\"cat\":\"%s\","
              "\"ts\":%.3f,\"dur\":%.3f,\"args\":{%s}}",
-             pid, tid, name, cat, s / 1e3, (e - s) / 1e3, args);
+             pid, tid, name, cat, s / 1e3, ((double)e - (double)s) / 1e3, args);
 }
 
 void tl_counter(tl_ctx *c, int pid, const char *name, int64_t ts, const char *series,

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grammar.h"
 #include "jsonio.h"
+#include "topo_traces.h"
 
 #define GBPS 125000000.0   /* bytes/s in one Gbit/s */
 /* The WAN matrix holds nsites^2 topo_links of ~456 bytes each (4096 sites =
@@ -174,10 +176,15 @@ static int parse_site(const jdoc *d, json_t *site, const char *sp, topology *t, 
         jdoc_num(d, site, sp, "pue", 0, 1, 10, 1, &s->pue, e) ||
         jdoc_num(d, site, sp, "price_kwh", 0, 0, 100, 0, &s->price_kwh, e))
         return -1;
-    if (strchr(s->id, '/')) {
+    char why[128];
+    const char *bad = gram_site_id_error(s->id, why, sizeof why);
+    if (bad) {
         char jp[300];
         snprintf(jp, sizeof jp, "%s.id", sp);
-        return jdoc_fail(d, e, jp, "site id \"%s\" must not contain '/'", s->id);
+        if (strchr(s->id, '/')) /* printable: name it */
+            return jdoc_fail(d, e, jp, "site id \"%s\" must not contain '/'",
+                             gram_printable(s->id, why, sizeof why));
+        return jdoc_fail(d, e, jp, "site id %s", bad);
     }
     for (int k = 0; k < si; k++)
         if (strcmp(t->sites[k].id, s->id) == 0) {
@@ -219,7 +226,7 @@ static int parse_policy(const jdoc *d, json_t *l, const char *lp, topo_link *ab,
     ba->per_pair = ab->per_pair;
     ba->policy_set = ab->policy_set;
     ba->policy = ab->policy;
-    return 0;
+    return *ab->trace ? topo_check_link_trace(d, lp, ab, e) : 0;
 }
 
 /* A link's number, with the link named in the error:
@@ -503,13 +510,12 @@ int topo_gpu_lookup(const topology *t, const char *name)
     int s = topo_site_lookup(t, site);
     if (s < 0)
         return -1;
-    char *end;
-    long node = strtol(slash + 1, &end, 10);
-    if (end == slash + 1 || *end != '/')
-        return -1;
-    const char *lp = end + 1;
-    long local = strtol(lp, &end, 10);
-    if (end == lp || *end != '\0')
+    /* SITE/NODE/GPU with canonical indices (grammar.h): a/0/01, a/0/+1 and
+     * "a/0/ 1" name no GPU */
+    const char *np = slash + 1, *slash2 = strchr(np, '/');
+    long node, local;
+    if (!slash2 || gram_index(np, (size_t)(slash2 - np), &node) ||
+        gram_index(slash2 + 1, strlen(slash2 + 1), &local))
         return -1;
     const topo_site *st = &t->sites[s];
     if (node < 0 || node >= st->nnodes)

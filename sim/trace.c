@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "csv.h"
+#include "infile.h"
 
 /* --- shared helpers ------------------------------------------------------- */
 
@@ -58,15 +59,17 @@ static void add_source(char *out, size_t cap, const char *text)
  * for insisting: every number GeoTrain uses must say where it comes from. */
 static int read_sources(const char *path, char *out, size_t cap, gt_err *e)
 {
-    FILE *fp = fopen(path, "r");
+    FILE *fp = infile_open(path, INFILE_MAX_BYTES, e);
     if (!fp)
-        return gt_fail(e, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
     out[0] = '\0';
     char *line = NULL;
-    size_t lcap = 0;
-    while (getline(&line, &lcap, fp) != -1) {
+    size_t lcap = 0, total = 0;
+    int got, nul, lineno = 0;
+    while ((got = infile_getline(fp, path, ++lineno, &line, &lcap, INFILE_MAX_LINE, &total,
+                                 &nul, e)) == 1) {
         const char *s = skip_ws(line);
-        if (*s == '\n' || *s == '\r' || *s == '\0')
+        if (*s == '\0')
             continue;
         if (*s != '#')
             break; /* the header: sources come before it */
@@ -76,6 +79,8 @@ static int read_sources(const char *path, char *out, size_t cap, gt_err *e)
     }
     free(line);
     fclose(fp);
+    if (got < 0)
+        return -1;
     if (!*out)
         return gt_fail(e, "%s:1: no '# source: ...' comment line before the header "
                           "(every trace must name where its numbers come from)", path);
@@ -486,6 +491,7 @@ static int prof_row(const csv_reader *r, const int *col, const gpu_catalog *cat,
         return gt_fail(e, "%s: out of memory", r->path);
     *cap = c1;
     (*lines)[p->n] = r->line;
+    row.line = r->line;
     p->rows[p->n++] = row;
     return 0;
 }
@@ -507,6 +513,16 @@ int profile_load(const char *path, const gpu_catalog *cat, profile *out, gt_err 
     if (got != 0)
         profile_free(out);
     return got == 0 ? 0 : -1;
+}
+
+int profile_check_model(const profile *p, const char *path, const char *model_id, gt_err *e)
+{
+    for (int i = 0; i < p->n; i++)
+        if (strcmp(p->rows[i].model, model_id) != 0)
+            return gt_fail(e, "%s:%d: column 'model': '%s' is not the job's model '%s' (a row "
+                              "for another model would be silently unused)", path,
+                           p->rows[i].line, p->rows[i].model, model_id);
+    return 0;
 }
 
 void profile_free(profile *p)

@@ -84,6 +84,7 @@ typedef struct profile_row {
     layer_kind kind;
     int b, seq;
     int64_t fwd_ns, bwd_ns;           /* one microbatch through one layer of `kind` */
+    int line;                         /* line in the file (for errors) */
 } profile_row;
 
 typedef struct profile {
@@ -95,6 +96,8 @@ typedef struct profile {
 /* `cat` may be NULL (GPU ids are then not checked against the catalog).
  * A (gpu, model, layer_kind, b, seq) key given twice is an error. */
 int profile_load(const char *path, const gpu_catalog *cat, profile *out, gt_err *e);
+/* Every row must be for the job's model: "FILE:LINE: column 'model': ..." otherwise. */
+int profile_check_model(const profile *p, const char *path, const char *model_id, gt_err *e);
 void profile_free(profile *p);
 /* The row for this key, or NULL. */
 const profile_row *profile_find(const profile *p, const char *gpu, const char *model,

@@ -50,10 +50,8 @@ static void schedule_order(sched_kind sched, int i, int S, int v, int m, slot *o
 
 static int count_ops(const plan *p, int acc)
 {
-    long n = 0;
-    for (int pi = 0; pi < p->npipes; pi++)
-        n += 2L * p->pipes[pi].nstages * p->pipes[pi].microbatches * acc;
-    return n > 200000000L ? -1 : (int)n;
+    long long n = plan_op_count(p);
+    return n > PLAN_MAX_OPS / acc ? -1 : (int)(n * acc);
 }
 
 /* Op index of (listed stage k, microbatch j, kind) inside a pipeline's block:
@@ -171,7 +169,7 @@ int workload_build(workload *w, const topology *t, const job *j, const plan *p, 
     w->gsync = p->grad_sync;
     int nops = count_ops(p, w->accumulation);
     if (nops < 0)
-        return gt_fail(e, "plan too large to simulate (over 2e8 ops)");
+        return gt_fail(e, "plan too large to simulate (over %d ops; plan_check says why)", PLAN_MAX_OPS);
     int nlanes = 0;
     for (int pi = 0; pi < p->npipes; pi++)
         nlanes += plan_physical_stages(p, pi);

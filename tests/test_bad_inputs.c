@@ -1,13 +1,19 @@
 /* test_bad_inputs.c — every file of the bad-input corpus (tests/bad/) is
  * refused by the command a user would run, with exit code 1 and an error
  * that names the file, the line and column (JSON), the field and the reason
- * (DESIGN 2 and 11); and a failed or interrupted write leaves the previous
- * output intact with no temporary file (sim/atomic_file.h).
+ * (DESIGN 2 and 11). The output-writing rules are tested in test_outputs.c.
  *
  *   tests/bad/topo/FILE    geotrain topo check FILE
  *   tests/bad/plan/FILE    geotrain plan check -t tests/bad/support/topo.json
  *                           -m tests/bad/support/model.json --batch 16 FILE
  *   tests/bad/model/FILE   geotrain model show FILE
+ *   tests/bad/avail/FILE   geotrain simulate (the support files) --avail FILE
+ *   tests/bad/profile/FILE geotrain simulate (the support files) --profile FILE
+ *   tests/bad/sim/FILE     geotrain simulate -t FILE (the support model and plan):
+ *                          topologies that pass `topo check` but whose times
+ *                          would pass the time cap (sim/timecap.h)
+ *
+ * CSV errors are "FILE:LINE: ..." (no column: the column is named instead).
  *
  * Each corpus file has one row in the tables below (a file without a row, or
  * a row without a file, fails the test): the expected line, the text found at
@@ -16,9 +22,6 @@
  * (line -1): the reason is asserted instead. */
 #include "testutil.h"
 
-#include <signal.h>
-
-#include "sim/atomic_file.h"
 
 typedef struct expect {
     const char *file;     /* name inside the corpus folder */
@@ -53,6 +56,21 @@ static const expect TOPO[] = {
     {"site-id-with-slash.json", 2, "\"us/east\"", "sites[0].id", "must not contain '/'"},
     {"site-without-gpus.json", 3, "[]", "sites[1].nodes", "at least one node with GPUs"},
     {"top-level-array.json", 1, "[", NULL, "expected a JSON object at the top level"},
+    {"site-id-with-comma.json", 2, "\"us,east\"", "sites[0].id", "must not contain ','"},
+    {"site-id-with-control.json", 2, "\"us\\u0007", "sites[0].id", "must not contain byte 0x07"},
+    {"site-id-with-newline.json", 2, "\"us\\n", "sites[0].id", "must not contain byte 0x0a"},
+    {"site-id-with-space.json", 2, "\"us east\"", "sites[0].id", "must not contain byte 0x20"},
+    {"trace-duplicate-column.json", 13, "\"../support", "links[0].trace",
+     "duplicate-column.csv:2: column 'gbps' appears twice in the header (columns 2 and 3)"},
+    {"trace-is-device.json", 13, "\"/dev/zero\"", "links[0].trace",
+     "/dev/zero: not a regular file (character device)"},
+    {"trace-is-directory.json", 13, "\"/\"", "links[0].trace", "/: is a directory"},
+    {"trace-missing.json", 13, "\"../support", "links[0].trace",
+     "trace file \"../support/traces/no-such-trace.csv\" not found"},
+    {"trace-nan.json", 13, "\"../support", "links[0].trace",
+     "nan.csv:3: column 'gbps': 'nan' is not a finite number"},
+    {"trace-too-slow.json", 13, "\"../support", "links[0].trace",
+     "too-slow.csv:3: column 'gbps': bandwidth must be in [1e-09, 1e+07] (got 1e-12)"},
     {"unknown-field.json", 4, "20", "links[0].latency", "unknown field \"latency\""},
     {"unknown-gpu.json", 4, "\"h9000\"", "sites[0].nodes[1].gpu", "unknown GPU type \"h9000\""},
     {"unknown-site-in-link.json", 4, "\"zz\"", "links[0].b", "unknown site \"zz\""},
@@ -74,11 +92,22 @@ static const expect PLAN[] = {
     {"garbage.bin", 0, NULL, NULL, "binary data (NUL byte)"},
     {"gpu-index-out-of-range.json", 5, "\"s1/0/4\"", "pipelines[0].stages[1].gpus[0]",
      "unknown GPU \"s1/0/4\""},
+    {"gpu-id-leading-zero.json", 5, "\"s1/0/01\"", "pipelines[0].stages[1].gpus[0]",
+     "unknown GPU \"s1/0/01\""},
+    {"gpu-id-plus.json", 5, "\"s1/0/+1\"", "pipelines[0].stages[1].gpus[0]",
+     "unknown GPU \"s1/0/+1\""},
+    {"gpu-id-space.json", 5, "\"s1/0/ 1\"", "pipelines[0].stages[1].gpus[0]",
+     "unknown GPU \"s1/0/ 1\""},
     {"gpu-used-twice.json", -1, NULL, NULL,
      "GPU s1/0/0 is used twice (pipelines[0].stages[0] and pipelines[1].stages[1])"},
     {"huge-microbatches.json", 3, NULL, NULL, "too big integer"},
     {"interleaved-wrong-repeat.json", -1, NULL, NULL,
      "pipelines[0].stages[3]: interleaved stages must repeat the GPUs of stage 1"},
+    {"interleaved-microbatches-not-multiple.json", -1, NULL, NULL,
+     "pipelines[0]: the interleaved schedule needs microbatches (15) to be a multiple of the "
+     "stages (2)"},
+    {"too-many-ops.json", -1, NULL, NULL,
+     "the plan has 400000000 ops (2 x stages x microbatches), over the cap of 4000000"},
     {"layer-beyond-model.json", -1, NULL, NULL, "layer 8 does not exist (the model has 8 layers"},
     {"malformed.json", 4, NULL, NULL, "'}' expected"},
     /* 16 B/param + 16 x 8 layers of activations + the fp32 logits (memory.c) + 1.5 GiB */
@@ -118,14 +147,48 @@ static const expect MODEL[] = {
     {"zero-layers.json", 2, "0", "layers", "must be in [1, 100000] (got 0)"},
     {NULL, 0, NULL, NULL, NULL}};
 
+static const expect AVAIL[] = {
+    {"bom-then-bad-row.csv", 4, NULL, NULL, "column 'node': 'nX' is removed while not present"},
+    {"duplicate-column.csv", 2, NULL, NULL,
+     "column 'node' appears twice in the header (columns 3 and 4)"},
+    {"hex-time.csv", 3, NULL, NULL, "column 'time_s': '0x10' is not a finite number"},
+    {"infinite-time.csv", 3, NULL, NULL, "column 'time_s': 'inf' is not a finite number"},
+    {"more-nodes-than-topology.csv", -1, NULL, NULL,
+     "the trace names 6 nodes but the topology tests/bad/support/topo.json has 5 (node \"n5\""},
+    {"plus-sign-time.csv", 3, NULL, NULL, "column 'time_s': '+5' is not a finite number"},
+    {"space-before-number.csv", 3, NULL, NULL, "column 'time_s': ' 5' is not a finite number"},
+    {NULL, 0, NULL, NULL, NULL}};
+
+static const expect PROFILE[] = {
+    {"duplicate-column.csv", 2, NULL, NULL,
+     "column 'fwd_ms' appears twice in the header (columns 6 and 7)"},
+    {"hex-float.csv", 3, NULL, NULL, "column 'fwd_ms': '0x1p0' is not a finite number"},
+    {"leading-zero-integer.csv", 3, NULL, NULL, "column 'b': '01' is not an integer"},
+    {"row-for-another-model.csv", 4, NULL, NULL,
+     "column 'model': 'gpt3_1.3b' is not the job's model 'tiny'"},
+    {NULL, 0, NULL, NULL, NULL}};
+
+#define CAP_REASON "reached 31.7 years (the time cap): the inputs are outside the accepted ranges"
+static const expect SIM[] = {
+    {"slowest-link.json", -1, NULL, NULL, CAP_REASON},
+    {"tiny-window-huge-latency.json", -1, NULL, NULL, CAP_REASON},
+    {NULL, 0, NULL, NULL, NULL}};
+
 #define SUPPORT_TOPO "tests/bad/support/topo.json"
 #define SUPPORT_MODEL "tests/bad/support/model.json"
 #define SUPPORT_PLAN "tests/bad/support/good.plan.json"
 
-enum { KIND_TOPO, KIND_PLAN, KIND_MODEL };
+enum { KIND_TOPO, KIND_PLAN, KIND_MODEL, KIND_AVAIL, KIND_PROFILE, KIND_SIM };
 
 static int run_kind(tu_run *r, int kind, const char *path)
 {
+    if (kind == KIND_AVAIL || kind == KIND_PROFILE)
+        return tu_geotrain(r, "simulate", "-t", SUPPORT_TOPO, "-m", SUPPORT_MODEL, "--batch",
+                           "16", "-p", SUPPORT_PLAN, kind == KIND_AVAIL ? "--avail" : "--profile",
+                           path, NULL);
+    if (kind == KIND_SIM)
+        return tu_geotrain(r, "simulate", "-t", path, "-m", SUPPORT_MODEL, "--batch", "16", "-p",
+                           SUPPORT_PLAN, NULL);
     if (kind == KIND_TOPO)
         return tu_geotrain(r, "topo", "check", path, NULL);
     if (kind == KIND_PLAN)
@@ -182,6 +245,12 @@ static void check_one(int kind, const char *path, const expect *x)
     if (x->line < 0) {
         /* semantic error: "error: FILE: reason" */
         CHECK(p[0] == ':' && p[1] == ' ', "expected 'FILE: reason'\n");
+    } else if (kind == KIND_AVAIL || kind == KIND_PROFILE) {
+        /* CSV: "FILE:LINE: reason" */
+        char *end;
+        long line = strtol(p + 1, &end, 10);
+        CHECK(*p == ':' && end > p + 1 && *end == ':', "no line number after the file\n");
+        CHECK(line == x->line, "line %ld, expected %d\n", line, x->line);
     } else {
         char *end;
         long line = strtol(p + 1, &end, 10);
@@ -273,6 +342,95 @@ static void test_bad_models(void **state)
     check_corpus(KIND_MODEL, "tests/bad/model", MODEL);
 }
 
+static void test_bad_avail_traces(void **state)
+{
+    (void)state;
+    check_corpus(KIND_AVAIL, "tests/bad/avail", AVAIL);
+}
+
+static void test_bad_profiles(void **state)
+{
+    (void)state;
+    check_corpus(KIND_PROFILE, "tests/bad/profile", PROFILE);
+}
+
+static void test_bad_time_ranges(void **state)
+{
+    (void)state;
+    check_corpus(KIND_SIM, "tests/bad/sim", SIM);
+}
+
+/* A UTF-8 byte order mark is skipped (the file is read as if it had none),
+ * and a non-regular input file is named as such, for every reader. */
+static void test_bom_and_special_inputs(void **state)
+{
+    (void)state;
+    tu_run r;
+    assert_int_equal(run_kind(&r, KIND_PROFILE, "tests/bad/support/profile-with-bom.csv"), 0);
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+    const char *special[][2] = {{"/dev/zero", "/dev/zero: not a regular file (character device)"},
+                                {"tests/bad", "tests/bad: is a directory"}};
+    for (int i = 0; i < 2; i++) {
+        for (int k = KIND_TOPO; k <= KIND_PROFILE; k++) {
+            assert_int_equal(run_kind(&r, k, special[i][0]), 0);
+            assert_int_equal(r.status, 1);
+            if (!strstr(r.err, special[i][1]))
+                print_error("kind %d: %s\n", k, r.err);
+            assert_non_null(strstr(r.err, special[i][1]));
+            tu_run_free(&r);
+        }
+    }
+}
+
+/* A plan without schedule, dp_sync and microbatch_size gets the documented
+ * defaults, and both plan check and the JSON report say which were used. */
+static void test_plan_defaults_are_reported(void **state)
+{
+    (void)state;
+    char dir[64], path[128];
+    assert_non_null(tu_mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/minimal.plan.json", dir);
+    assert_int_equal(tu_write_file(path, "{\"pipelines\": [{\"microbatches\": 16, \"stages\": "
+                                         "[{\"gpus\": [\"s1/0/0\"], \"layers\": [0, 7]}]}]}"),
+                     0);
+    tu_run r;
+    assert_int_equal(run_kind(&r, KIND_PLAN, path), 0);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "schedule 1f1b, sync ring, microbatch size 1,"));
+    tu_run_free(&r);
+    assert_int_equal(tu_geotrain(&r, "simulate", "-t", SUPPORT_TOPO, "-m", SUPPORT_MODEL,
+                                 "--batch", "16", "-p", path, "--json", "-", NULL),
+                     0);
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "\"schedule\": \"1f1b\""));
+    assert_non_null(strstr(r.out, "\"dp_sync\": \"ring\""));
+    assert_non_null(strstr(r.out, "\"microbatch_size\": 1"));
+    tu_run_free(&r);
+    tu_rmtree(dir);
+}
+
+/* A line with no newline is stopped at the line cap (1 MiB), not read on. */
+static void test_line_cap(void **state)
+{
+    (void)state;
+    char dir[64], path[128];
+    assert_non_null(tu_mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/long.csv", dir);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fputs("# source: test\ntime_s,event,node\n", fp);
+    for (int i = 0; i < (1 << 20) + 10; i++)
+        fputc('7', fp);
+    fclose(fp);
+    tu_run r;
+    assert_int_equal(run_kind(&r, KIND_AVAIL, path), 0);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, ":3: line longer than the cap of 1048576 bytes"));
+    tu_run_free(&r);
+    tu_rmtree(dir);
+}
+
 /* `topo check A B C` checks every file: ok lines for the good ones, the error
  * for the bad one, exit 1. */
 static void test_topo_check_goes_on_after_a_bad_file(void **state)
@@ -305,108 +463,6 @@ static void test_missing_file(void **state)
     tu_run_free(&r);
 }
 
-/* --- atomic output -------------------------------------------------------- */
-
-static int write_new(FILE *fp, void *ctx)
-{
-    return fputs((const char *)ctx, fp) < 0 ? -1 : 0;
-}
-
-/* Writes half of its text, then fails. */
-static int write_half_then_fail(FILE *fp, void *ctx)
-{
-    const char *s = ctx;
-    fwrite(s, 1, strlen(s) / 2, fp);
-    return -1;
-}
-
-static void test_atomic_write_failure_keeps_previous_file(void **state)
-{
-    (void)state;
-    char dir[64], path[128];
-    assert_non_null(tu_mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/plan.json", dir);
-    assert_int_equal(tu_write_file(path, "previous\n"), 0);
-    gt_err e;
-    e.msg[0] = '\0';
-    assert_int_equal(atomic_write(path, write_half_then_fail, "a new and longer content\n", &e),
-                     -1);
-    assert_non_null(strstr(e.msg, path));
-    char *got = tu_read_file(path, NULL);
-    assert_string_equal(got, "previous\n");
-    free(got);
-    assert_int_equal(tu_count_entries(dir), 1); /* no temporary file left */
-    /* and a successful write replaces it whole, again with no temp file */
-    assert_int_equal(atomic_write(path, write_new, "replaced\n", &e), 0);
-    got = tu_read_file(path, NULL);
-    assert_string_equal(got, "replaced\n");
-    free(got);
-    assert_int_equal(tu_count_entries(dir), 1);
-    tu_rmtree(dir);
-}
-
-static void test_atomic_write_failure_creates_nothing(void **state)
-{
-    (void)state;
-    char dir[64], path[128];
-    assert_non_null(tu_mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/out.json", dir);
-    gt_err e;
-    assert_int_equal(atomic_write(path, write_half_then_fail, "content\n", &e), -1);
-    assert_false(tu_exists(path));
-    assert_int_equal(tu_count_entries(dir), 0);
-    /* an unwritable folder is an error naming the path, not a crash */
-    snprintf(path, sizeof path, "%s/no/such/folder/out.json", dir);
-    assert_int_equal(atomic_write(path, write_new, "x", &e), -1);
-    assert_non_null(strstr(e.msg, "cannot write"));
-    assert_int_equal(tu_count_entries(dir), 0);
-    tu_rmtree(dir);
-}
-
-static void on_term(int sig)
-{
-    (void)sig;
-    atomic_cleanup_on_signal();
-    _exit(130);
-}
-
-static int write_then_get_killed(FILE *fp, void *ctx)
-{
-    fputs((const char *)ctx, fp);
-    fflush(fp);
-    raise(SIGTERM);
-    return 0;
-}
-
-/* SIGTERM in the middle of a write: the handler's atomic_cleanup_on_signal()
- * removes the temporary file and the previous output stays. */
-static void test_atomic_write_interrupted_keeps_previous_file(void **state)
-{
-    (void)state;
-    char dir[64], path[128];
-    assert_non_null(tu_mkdtemp(dir));
-    snprintf(path, sizeof path, "%s/timeline.json", dir);
-    assert_int_equal(tu_write_file(path, "previous\n"), 0);
-    fflush(NULL);
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        signal(SIGTERM, on_term);
-        gt_err e;
-        atomic_write(path, write_then_get_killed, "partial new content", &e);
-        _exit(0); /* not reached: the handler exits 130 */
-    }
-    int ws;
-    assert_int_equal(waitpid(pid, &ws, 0), pid);
-    assert_true(WIFEXITED(ws));
-    assert_int_equal(WEXITSTATUS(ws), 130);
-    char *got = tu_read_file(path, NULL);
-    assert_string_equal(got, "previous\n");
-    free(got);
-    assert_int_equal(tu_count_entries(dir), 1);
-    tu_rmtree(dir);
-}
-
 int main(void)
 {
     if (tu_chdir_root()) {
@@ -424,11 +480,14 @@ int main(void)
         cmocka_unit_test(test_bad_topologies),
         cmocka_unit_test(test_bad_plans),
         cmocka_unit_test(test_bad_models),
+        cmocka_unit_test(test_bad_avail_traces),
+        cmocka_unit_test(test_bad_profiles),
+        cmocka_unit_test(test_bad_time_ranges),
+        cmocka_unit_test(test_bom_and_special_inputs),
+        cmocka_unit_test(test_line_cap),
+        cmocka_unit_test(test_plan_defaults_are_reported),
         cmocka_unit_test(test_topo_check_goes_on_after_a_bad_file),
         cmocka_unit_test(test_missing_file),
-        cmocka_unit_test(test_atomic_write_failure_keeps_previous_file),
-        cmocka_unit_test(test_atomic_write_failure_creates_nothing),
-        cmocka_unit_test(test_atomic_write_interrupted_keeps_previous_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -478,7 +478,10 @@ static void test_integer_overflow_in_counts(void **state)
 
 /* Fix (plan_check.c check_batch): microbatches x microbatch_size was a 64-bit
  * product that overflows (undefined behaviour) for large plans; it is now
- * compared exactly and reported with the real numbers. */
+ * compared exactly and reported with the real numbers. Since issue 16 the op
+ * count (2 x stages x microbatches, in long long) is checked first: such a
+ * plan is refused by its real op count, and a plan within the op cap cannot
+ * overflow the batch product (4e6 x INT_MAX < 2^63). */
 static void test_batch_product_overflow(void **state)
 {
     (void)state;
@@ -496,9 +499,14 @@ static void test_batch_product_overflow(void **state)
         p.pipes[pi].stages[0] = (plan_stage){.ngpus = 1, .gpus = {pi}, .first = 0, .last = 7};
     }
     assert_int_equal(plan_check(&p, &t, &j, &e), -1);
-    /* 3 * (2^31-1) * (2^31-1) = 1.3835058e19 > 2^63 */
-    assert_non_null(strstr(e.msg, "microbatches add up to 6442450941 x microbatch_size "
-                                  "2147483647 = 138350580"));
+    /* 2 x 1 stage x 3 x (2^31-1) microbatches */
+    assert_non_null(strstr(e.msg, "the plan has 12884901882 ops"));
+    /* within the op cap, the batch check reports the exact product */
+    for (int pi = 0; pi < 3; pi++)
+        p.pipes[pi].microbatches = 600000;
+    assert_int_equal(plan_check(&p, &t, &j, &e), -1);
+    assert_non_null(strstr(e.msg, "microbatches add up to 1800000 x microbatch_size "
+                                  "2147483647 = 3865470564600000"));
     assert_non_null(strstr(e.msg, "but the job's batch is 1024"));
     plan_free(&p);
     topo_free(&t);
