@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cost.h"
+#include "freq.h"
 #include "syncgroup.h"
 
 /* The (kind, listed stage, microbatch) of the n-th op of physical stage i
@@ -74,6 +75,8 @@ static void fill_pipe_ops(workload *w, const topology *t, const job *j, const pl
         const gpu_type *g = topo_gpu_type(t, st->gpus[0]);
         int64_t fns = cost_stage_fwd_ns(j, g, st->ngpus, b, st->first, st->last, 1.0);
         int64_t bns = cost_stage_bwd_ns(j, g, st->ngpus, b, st->first, st->last, 1.0);
+        fns = freq_op_ns(g, fns, st->freq_fwd_mhz); /* the stage's SM clocks (freq.h) */
+        bns = freq_op_ns(g, bns, st->freq_bwd_mhz);
         for (int mb = 0; mb < m; mb++)
             for (int kind = 0; kind < 2; kind++) {
                 wl_op *o = &w->ops[op_index(base, m, k, mb, kind)];
@@ -83,6 +86,7 @@ static void fill_pipe_ops(workload *w, const topology *t, const job *j, const pl
                 o->kind = kind;
                 o->lane = lane0 + k % S;
                 o->dur_ns = kind == OP_FWD ? fns : bns;
+                o->freq_mhz = kind == OP_FWD ? st->freq_fwd_mhz : st->freq_bwd_mhz;
                 o->next_on_lane = -1;
                 o->consumer = -1;
                 o->input = -1;
