@@ -75,8 +75,12 @@ static void fill_pipe_ops(workload *w, const topology *t, const job *j, const pl
         const gpu_type *g = topo_gpu_type(t, st->gpus[0]);
         int64_t fns = cost_stage_fwd_ns(j, g, st->ngpus, b, st->first, st->last, 1.0);
         int64_t bns = cost_stage_bwd_ns(j, g, st->ngpus, b, st->first, st->last, 1.0);
-        fns = freq_op_ns(g, fns, st->freq_fwd_mhz); /* the stage's SM clocks (freq.h) */
-        bns = freq_op_ns(g, bns, st->freq_bwd_mhz);
+        /* [kind][edge]: the stage's SM clocks (freq.h); fill and drain ops
+         * (first forward, last backward) keep f_max, they are on every
+         * pipeline's critical path */
+        int64_t dur[2][2] = {{freq_op_ns(g, fns, st->freq_fwd_mhz), fns},
+                             {freq_op_ns(g, bns, st->freq_bwd_mhz), bns}};
+        int32_t clk[2][2] = {{st->freq_fwd_mhz, 0}, {st->freq_bwd_mhz, 0}};
         for (int mb = 0; mb < m; mb++)
             for (int kind = 0; kind < 2; kind++) {
                 wl_op *o = &w->ops[op_index(base, m, k, mb, kind)];
@@ -85,8 +89,9 @@ static void fill_pipe_ops(workload *w, const topology *t, const job *j, const pl
                 o->mb = mb;
                 o->kind = kind;
                 o->lane = lane0 + k % S;
-                o->dur_ns = kind == OP_FWD ? fns : bns;
-                o->freq_mhz = kind == OP_FWD ? st->freq_fwd_mhz : st->freq_bwd_mhz;
+                int edge = kind == OP_FWD ? mb == 0 : mb == m - 1;
+                o->dur_ns = dur[kind][edge];
+                o->freq_mhz = clk[kind][edge];
                 o->next_on_lane = -1;
                 o->consumer = -1;
                 o->input = -1;
