@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "encoding.h"
 #include "exact.h"
+#include "freq_finish.h"
 #include "islands.h"
 #include "memetic.h"
 #include "objective.h"
@@ -57,6 +58,8 @@ static const char HELP[] =
     "                     process (build with make MPI=1). Objectives time, energy,\n"
     "                     weighted, carbon, cost\n"
     "  --migrate-every G  generations between migrations (default 10)\n"
+    "  --freq             memetic, objectives energy, weighted, energy-within, pareto:\n"
+    "                     per-stage SM clocks on the finalists (no slowdown; geotrain freq)\n"
     "  -o, --output PLAN  where to write the plan\n\n%s\n"
     "example:\n"
     "  geotrain plan -t topologies/pools/world-hetero.json -m gpt3-xl --batch 1024 \\\n"
@@ -69,6 +72,7 @@ typedef struct plan_args {
     const char *planner, *objective, *out;
     long seed, generations, threads, microbatch, islands, migrate_every;
     double budget_s;
+    bool freq;     /* --freq: SM clocks on the finalists (planner/freq_finish.h) */
 } plan_args;
 
 static void print_help(void)
@@ -135,6 +139,10 @@ static int parse_args(plan_args *a, int argc, char **argv)
             print_help();
             return EXIT_OK;
         }
+        if (!strcmp(argv[i], "--freq")) {
+            a->freq = true;
+            continue;
+        }
         if (!takes_value(argv[i]))
             return cli_usage_error("plan", "unknown option or argument '%s'", argv[i]);
         if (parse_opt(a, argc, argv, &i))
@@ -148,6 +156,9 @@ static int parse_args(plan_args *a, int argc, char **argv)
     if (a->islands && !memetic_config(a->planner))
         return cli_usage_error("plan", "--islands needs --planner memetic (or a memetic "
                                        "ablation), not '%s'", a->planner);
+    if (a->freq && (!memetic_config(a->planner) || a->islands || !freq_finish_applies(a->objective)))
+        return cli_usage_error("plan", "--freq needs the memetic planner (no --islands) and the "
+                                       "objective energy, weighted:W, energy-within:X or pareto");
     if (!a->c.topo_path || !a->c.model_arg || !a->out)
         return cli_usage_error("plan", "need -t TOPO, -m MODEL and -o PLAN");
     return -1;
@@ -455,7 +466,7 @@ int cmd_plan(int argc, char **argv)
     if (cli_load_topology(&a.c, &t, &e))
         return cli_input_error(&e);
     planner_opts o = {a.objective, (uint64_t)a.seed, a.budget_s, (int)a.generations,
-                      (int)a.threads, isatty(STDERR_FILENO) != 0, 0, &g_stop};
+                      (int)a.threads, isatty(STDERR_FILENO) != 0, 0, &g_stop, a.freq};
     struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigint;

@@ -75,9 +75,9 @@ static void fill_pipe_ops(workload *w, const topology *t, const job *j, const pl
         const gpu_type *g = topo_gpu_type(t, st->gpus[0]);
         int64_t fns = cost_stage_fwd_ns(j, g, st->ngpus, b, st->first, st->last, 1.0);
         int64_t bns = cost_stage_bwd_ns(j, g, st->ngpus, b, st->first, st->last, 1.0);
-        /* [kind][edge]: the stage's SM clocks (freq.h); fill and drain ops
-         * (first forward, last backward) keep f_max, they are on every
-         * pipeline's critical path */
+        /* [kind][edge]: the stage's SM clocks (freq.h); the ops of the first
+         * and the last microbatch keep f_max: they fill and drain the
+         * pipeline, on its critical path at every stage */
         int64_t dur[2][2] = {{freq_op_ns(g, fns, st->freq_fwd_mhz), fns},
                              {freq_op_ns(g, bns, st->freq_bwd_mhz), bns}};
         int32_t clk[2][2] = {{st->freq_fwd_mhz, 0}, {st->freq_bwd_mhz, 0}};
@@ -89,7 +89,7 @@ static void fill_pipe_ops(workload *w, const topology *t, const job *j, const pl
                 o->mb = mb;
                 o->kind = kind;
                 o->lane = lane0 + k % S;
-                int edge = kind == OP_FWD ? mb == 0 : mb == m - 1;
+                int edge = mb == 0 || mb == m - 1;
                 o->dur_ns = dur[kind][edge];
                 o->freq_mhz = clk[kind][edge];
                 o->next_on_lane = -1;

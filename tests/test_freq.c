@@ -219,10 +219,11 @@ static void test_two_stage_k_times(void **state)
     assert_int_equal(w.p.pipes[0].stages[1].freq_fwd_mhz, 0); /* the critical stage */
     assert_int_equal(cost_ns(after.iteration_s), cost_ns(before.iteration_s));
 
-    /* 15 of 16 forwards and backwards (not the fill / drain ones) at `want`:
-     * they last longer at P(want), the same time less idle at idle_w */
+    /* the forwards and backwards of microbatches 1..14 (not the first and
+     * last, which fill and drain the pipeline) at `want`: they last longer
+     * at P(want), the same time less idle at idle_w */
     double r = t_ratio(&g->freq, want), pw = g->tdp_w * p_ratio(&g->freq, want);
-    double slow = 15.0 * (cost_ns(f1 * 1e-9 * r) + cost_ns(b1 * 1e-9 * r)), fast = 15.0 * (f1 + b1);
+    double slow = 14.0 * (cost_ns(f1 * 1e-9 * r) + cost_ns(b1 * 1e-9 * r)), fast = 14.0 * (f1 + b1);
     double dj = w.t.sites[0].pue * 1e-9 * (fast * g->tdp_w - slow * pw + (slow - fast) * g->idle_w);
     assert_true(dj > 0);
     assert_true(fabs((before.energy_j - after.energy_j) / dj - 1) < 1e-9);
@@ -261,6 +262,7 @@ static void test_energy_identity(void **state)
     }
     /* the clocks reached the ops: stage 1's forwards are slower than at f_max */
     assert_true(d.w.ops[2].freq_mhz == 1005 && d.w.ops[3].freq_mhz == 1200);
+    assert_true(d.w.ops[0].freq_mhz == 0 && d.w.ops[1].freq_mhz == 0); /* microbatch 0 */
     assert_true(d.w.ops[2].dur_ns > cost_stage_fwd_ns(&w.j, g, 1, 1, 0, 5, 1.0));
     sim_detail_free(&d);
     unload(&w);
