@@ -72,7 +72,7 @@ typedef struct plan_args {
     const char *planner, *objective, *out;
     long seed, generations, threads, microbatch, islands, migrate_every;
     double budget_s;
-    bool freq;     /* --freq: SM clocks on the finalists (planner/freq_finish.h) */
+    bool freq;     /* --freq: SM clocks on the search's finalists (planner/freq_finish.h) */
 } plan_args;
 
 static void print_help(void)
@@ -356,7 +356,7 @@ static int write_front(const topology *t, const job *j, const pareto_front *f,
 }
 
 static int run_front(const topology *t, const job *j, const planner_opts *o, const char *name,
-                     const char *out)
+                     const char *out, bool freq)
 {
     pareto_front f;
     planner_stats st;
@@ -368,6 +368,8 @@ static int run_front(const topology *t, const job *j, const planner_opts *o, con
         rc = exact_front(t, j, o, &f, &st, &e);
     else
         return cli_usage_error("plan", "--objective pareto needs --planner memetic or exact");
+    if (!rc && freq) /* --freq: clocks on every plan of the front */
+        rc = freq_finish_front(t, j, o->seed, &f, &e);
     if (rc)
         return g_stop ? EXIT_INTERRUPTED : cli_input_error(&e);
     for (int i = 0; i < f.n; i++)
@@ -397,7 +399,7 @@ static int write_plan(const topology *t, const job *j, plan *p, const objective 
 }
 
 static int run_single(const topology *t, const job *j, const planner_def *pd,
-                      const planner_opts *o, const objective *obj, const char *out)
+                      const planner_opts *o, const objective *obj, const char *out, bool freq)
 {
     plan p;
     planner_stats st;
@@ -409,6 +411,10 @@ static int run_single(const topology *t, const job *j, const planner_def *pd,
             fprintf(stderr, "interrupted before any plan was found\n");
             return EXIT_INTERRUPTED;
         }
+        return cli_input_error(&e);
+    }
+    if (freq && freq_finish_plan(t, j, o->objective, &p, &st, &e)) { /* --freq */
+        plan_free(&p);
         return cli_input_error(&e);
     }
     return write_plan(t, j, &p, obj, &st, out);
@@ -466,7 +472,7 @@ int cmd_plan(int argc, char **argv)
     if (cli_load_topology(&a.c, &t, &e))
         return cli_input_error(&e);
     planner_opts o = {a.objective, (uint64_t)a.seed, a.budget_s, (int)a.generations,
-                      (int)a.threads, isatty(STDERR_FILENO) != 0, 0, &g_stop, a.freq};
+                      (int)a.threads, isatty(STDERR_FILENO) != 0, 0, &g_stop};
     struct sigaction sa, old;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigint;
@@ -480,9 +486,9 @@ int cmd_plan(int argc, char **argv)
     if (a.islands)
         rc = run_islands(&t, &j, &a, &o, &obj);
     else if (obj.kind == OBJ_PARETO)
-        rc = run_front(&t, &j, &o, pd->name, a.out);
+        rc = run_front(&t, &j, &o, pd->name, a.out, a.freq);
     else
-        rc = run_single(&t, &j, pd, &o, &obj, a.out);
+        rc = run_single(&t, &j, pd, &o, &obj, a.out, a.freq);
     sigaction(SIGINT, &old, NULL);
     topo_free(&t);
     return rc;

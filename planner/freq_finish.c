@@ -17,17 +17,17 @@ bool freq_finish_applies(const char *obj_text)
            ob.kind == OBJ_PARETO;
 }
 
-int freq_finish_plan(const topology *t, const job *j, const planner_opts *o, plan *p,
+int freq_finish_plan(const topology *t, const job *j, const char *obj_text, plan *p,
                      planner_stats *st, gt_err *e)
 {
-    if (!o->freq || !freq_finish_applies(o->objective))
+    if (!freq_finish_applies(obj_text))
         return 0;
     est_summary before, after;
     long evals = 0;
     if (freq_assign(t, j, p, 0, &before, &after, &evals, e))
         return -1;
     objective ob;
-    if (objective_parse(o->objective, &ob, e))
+    if (objective_parse(obj_text, &ob, e))
         return -1;
     /* energy and energy-within are valued in joules: the time does not move,
      * so the feasible value scales with the energy */
@@ -40,14 +40,12 @@ int freq_finish_plan(const topology *t, const job *j, const planner_opts *o, pla
     return 0;
 }
 
-int freq_finish_front(const topology *t, const job *j, const planner_opts *o,
-                      pareto_front *f, gt_err *e)
+int freq_finish_front(const topology *t, const job *j, uint64_t seed, pareto_front *f,
+                      gt_err *e)
 {
-    if (!o->freq)
-        return 0;
     sim_options so;
     sim_options_default(&so);
-    so.seed = o->seed;
+    so.seed = seed;
     for (int i = 0; i < f->n; i++) {
         est_summary after;
         if (freq_assign(t, j, &f->plans[i], 0, NULL, &after, NULL, e))

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "freq_finish.h"
 #include "islands.h"
 #include "local_search.h"
 #include "tp_view.h"
@@ -953,8 +952,6 @@ int memetic_run(const topology *t, const job *j, const planner_opts *o, const me
     free_seed_plans(&c);
     if (rc)
         return -1;
-    if (out->npipes > 0 && freq_finish_plan(t, j, o, out, st, e)) /* --freq */
-        return -1;
     return out->npipes > 0 ? 0 : gt_fail(e, "no feasible plan found");
 }
 
@@ -995,8 +992,6 @@ int memetic_front(const topology *t, const job *j, const planner_opts *o, pareto
     double search_s = now_s() - s.t0;
     if (!rc)
         rc = pareto_front_build(&pr, &arch, "memetic", out, e);
-    if (!rc)
-        rc = freq_finish_front(t, j, o, out, e); /* --freq */
     if (!rc) {
         enc_final f = {.value = out->sim[0].time_s, .replayed = arch.n};
         fill_stats(&s, &f, search_s, st);

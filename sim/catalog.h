@@ -33,8 +33,8 @@ void gpu_catalog_free(gpu_catalog *c);
 /* Index of a type by id, or -1. */
 int gpu_catalog_find(const gpu_catalog *c, const char *id);
 
-/* Power of the communication-wait state: the P2P-blocking power of the
- * frequency catalog (measured by Perseus, or transferred); idle_w for a type
+/* Power of the communication-wait state: comm_w of the frequency catalog
+ * (Perseus's P2P-blocking measurement, at least idle_w); idle_w for a type
  * without a row (the measured blocking power is within 3 % of idle_w). */
 double gpu_comm_w(const gpu_type *g);
 

@@ -33,9 +33,9 @@ static int read_freq_row(csv_reader *r, const int *col, const gpu_type *g, gpu_f
     if (fmin > fmax || (fmax - fmin) % step)
         return gt_fail(e, "%s:%d: column 'f_min_mhz': %ld must be f_max_mhz %ld minus a "
                           "multiple of step_mhz %ld", r->path, r->line, fmin, fmax, step);
-    if (comm > g->tdp_w)
-        return gt_fail(e, "%s:%d: column 'comm_w': %g W is above tdp_w %g of %s", r->path,
-                       r->line, comm, g->tdp_w, g->id);
+    if (comm > g->tdp_w || comm < g->idle_w) /* the planners' energy bounds need idle <= comm */
+        return gt_fail(e, "%s:%d: column 'comm_w': %g W must be within idle_w %g and tdp_w %g "
+                          "of %s", r->path, r->line, comm, g->idle_w, g->tdp_w, g->id);
     f->f_min_mhz = (int)fmin;
     f->f_max_mhz = (int)fmax;
     f->step_mhz = (int)step;

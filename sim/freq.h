@@ -26,7 +26,7 @@ typedef struct gpu_freq {
     int transfer;              /* the row is a transfer from another architecture */
     int f_min_mhz, f_max_mhz, step_mhz;
     double alpha, p_static, p_exp;
-    double comm_w;             /* P2P-blocking power, W */
+    double comm_w;             /* P2P-blocking power, W (idle_w <= comm_w <= tdp_w) */
     double t_err_max, p_err_max;  /* largest relative fit error on the measured points */
 } gpu_freq;
 
