@@ -5,6 +5,7 @@
 
 #include "cost.h"
 #include "plan.h"
+#include "plan_freq.h"
 
 #define GIB 1073741824.0
 
@@ -243,7 +244,8 @@ int plan_check(const plan *p, const topology *t, const job *j, gt_err *e)
                     return gt_fail(e, "pipelines[%d].stages[%d]: GPU index %d not in the "
                                       "topology", pi, k, g);
             }
-    if (check_batch(p, j, e) || check_layers(p, j, e) || check_gpus(p, t, e))
+    if (check_batch(p, j, e) || check_layers(p, j, e) || check_gpus(p, t, e) ||
+        plan_freq_check(p, t, e))
         return -1;
     return check_memory(p, t, j, e);
 }

@@ -39,6 +39,22 @@ int plan_stage_freq_parse(const jdoc *d, json_t *st, const char *sp, const topol
     return 0;
 }
 
+int plan_freq_check(const plan *p, const topology *t, gt_err *e)
+{
+    char why[200];
+    for (int pi = 0; pi < p->npipes; pi++)
+        for (int k = 0; k < p->pipes[pi].nstages; k++) {
+            const plan_stage *s = &p->pipes[pi].stages[k];
+            int f[2] = {s->freq_fwd_mhz, s->freq_bwd_mhz};
+            for (int x = 0; x < s->ngpus; x++)
+                for (int c = 0; c < 2; c++)
+                    if (f[c] && freq_check(topo_gpu_type(t, s->gpus[x]), f[c], why, sizeof why))
+                        return gt_fail(e, "pipelines[%d].stages[%d].freq_mhz%s: %s", pi, k,
+                                       c ? "_bwd" : "_fwd", why);
+        }
+    return 0;
+}
+
 void plan_stage_freq_to_json(json_t *sj, const plan_stage *s)
 {
     if (s->freq_fwd_mhz == s->freq_bwd_mhz) {

@@ -15,6 +15,9 @@
 /* Read the clocks of the stage object st (path sp) whose GPUs are already in s. */
 int plan_stage_freq_parse(const jdoc *d, json_t *st, const char *sp, const topology *t,
                           plan_stage *s, gt_err *e);
+/* Every clock of an in-memory plan (e.g. a planner's) on its GPUs' grids;
+ * plan_check calls it. */
+int plan_freq_check(const plan *p, const topology *t, gt_err *e);
 /* Add the stage's clock fields to sj (nothing at the maximum clocks). */
 void plan_stage_freq_to_json(json_t *sj, const plan_stage *s);
 

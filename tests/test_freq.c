@@ -300,6 +300,17 @@ static void test_bad_clock(void **state)
         unlink(pp);
     }
     unlink(tp);
+    /* a plan built in memory (as planners do) meets the same check */
+    world w;
+    load(&w, 5, "", "");
+    w.p.pipes[0].stages[1].freq_bwd_mhz = 1000;
+    est_summary s;
+    gt_err e;
+    assert_int_not_equal(estimate_plan(&w.t, &w.j, &w.p, &s, &e), 0);
+    assert_non_null(strstr(e.msg, "pipelines[0].stages[1].freq_mhz_bwd"));
+    w.p.pipes[0].stages[1].freq_bwd_mhz = 1005;
+    assert_int_equal(estimate_plan(&w.t, &w.j, &w.p, &s, &e), 0);
+    unload(&w);
 }
 
 int main(void)
