@@ -25,6 +25,7 @@ static const command COMMANDS[] = {
     {"profile import", cmd_profile_import, "PyTorch profiler (Kineto) trace -> --profile CSV"},
     {"plan check", cmd_plan_check, "check a plan against a topology and job"},
     {"plan", cmd_plan, "choose GPUs, shape, placement and layer cuts for a job"},
+    {"freq", cmd_freq, "per-stage SM clocks for a plan: least energy on the critical path; --front"},
     {"simulate", cmd_simulate, "replay a plan: iteration time, joules, utilisation, timeline"},
     {"compare", cmd_compare, "run planners on one topology and job, replay and tabulate"},
     {"study", cmd_study, "generated topologies x planners x seeds, replayed: one CSV row each"},

@@ -25,7 +25,7 @@ export ROOT EXP RESULTS GT QUICK
 . "$EXP/lib.sh"
 
 # Headline rows come first from these experiments, in this order.
-HEADLINE_ORDER="E4 E1 E2 E3 E9 E10 E11"
+HEADLINE_ORDER="E4 E1 E2 E3 E9 E10 E11 E13"
 
 defs=$(for f in "$DEFS"/*.sh; do
            [ -f "$f" ] || continue

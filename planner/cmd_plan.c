@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "encoding.h"
 #include "exact.h"
+#include "freq_finish.h"
 #include "islands.h"
 #include "memetic.h"
 #include "objective.h"
@@ -57,6 +58,8 @@ static const char HELP[] =
     "                     process (build with make MPI=1). Objectives time, energy,\n"
     "                     weighted, carbon, cost\n"
     "  --migrate-every G  generations between migrations (default 10)\n"
+    "  --freq             memetic, objectives energy, weighted, energy-within, pareto:\n"
+    "                     per-stage SM clocks on the finalists (no slowdown; geotrain freq)\n"
     "  -o, --output PLAN  where to write the plan\n\n%s\n"
     "example:\n"
     "  geotrain plan -t topologies/pools/world-hetero.json -m gpt3-xl --batch 1024 \\\n"
@@ -69,6 +72,7 @@ typedef struct plan_args {
     const char *planner, *objective, *out;
     long seed, generations, threads, microbatch, islands, migrate_every;
     double budget_s;
+    bool freq;     /* --freq: SM clocks on the search's finalists (planner/freq_finish.h) */
 } plan_args;
 
 static void print_help(void)
@@ -135,6 +139,10 @@ static int parse_args(plan_args *a, int argc, char **argv)
             print_help();
             return EXIT_OK;
         }
+        if (!strcmp(argv[i], "--freq")) {
+            a->freq = true;
+            continue;
+        }
         if (!takes_value(argv[i]))
             return cli_usage_error("plan", "unknown option or argument '%s'", argv[i]);
         if (parse_opt(a, argc, argv, &i))
@@ -148,6 +156,9 @@ static int parse_args(plan_args *a, int argc, char **argv)
     if (a->islands && !memetic_config(a->planner))
         return cli_usage_error("plan", "--islands needs --planner memetic (or a memetic "
                                        "ablation), not '%s'", a->planner);
+    if (a->freq && (!memetic_config(a->planner) || a->islands || !freq_finish_applies(a->objective)))
+        return cli_usage_error("plan", "--freq needs the memetic planner (no --islands) and the "
+                                       "objective energy, weighted:W, energy-within:X or pareto");
     if (!a->c.topo_path || !a->c.model_arg || !a->out)
         return cli_usage_error("plan", "need -t TOPO, -m MODEL and -o PLAN");
     return -1;
@@ -345,7 +356,7 @@ static int write_front(const topology *t, const job *j, const pareto_front *f,
 }
 
 static int run_front(const topology *t, const job *j, const planner_opts *o, const char *name,
-                     const char *out)
+                     const char *out, bool freq)
 {
     pareto_front f;
     planner_stats st;
@@ -357,6 +368,8 @@ static int run_front(const topology *t, const job *j, const planner_opts *o, con
         rc = exact_front(t, j, o, &f, &st, &e);
     else
         return cli_usage_error("plan", "--objective pareto needs --planner memetic or exact");
+    if (!rc && freq) /* --freq: clocks on every plan of the front */
+        rc = freq_finish_front(t, j, o->seed, &f, &e);
     if (rc)
         return g_stop ? EXIT_INTERRUPTED : cli_input_error(&e);
     for (int i = 0; i < f.n; i++)
@@ -386,7 +399,7 @@ static int write_plan(const topology *t, const job *j, plan *p, const objective 
 }
 
 static int run_single(const topology *t, const job *j, const planner_def *pd,
-                      const planner_opts *o, const objective *obj, const char *out)
+                      const planner_opts *o, const objective *obj, const char *out, bool freq)
 {
     plan p;
     planner_stats st;
@@ -398,6 +411,10 @@ static int run_single(const topology *t, const job *j, const planner_def *pd,
             fprintf(stderr, "interrupted before any plan was found\n");
             return EXIT_INTERRUPTED;
         }
+        return cli_input_error(&e);
+    }
+    if (freq && freq_finish_plan(t, j, o->objective, &p, &st, &e)) { /* --freq */
+        plan_free(&p);
         return cli_input_error(&e);
     }
     return write_plan(t, j, &p, obj, &st, out);
@@ -469,9 +486,9 @@ int cmd_plan(int argc, char **argv)
     if (a.islands)
         rc = run_islands(&t, &j, &a, &o, &obj);
     else if (obj.kind == OBJ_PARETO)
-        rc = run_front(&t, &j, &o, pd->name, a.out);
+        rc = run_front(&t, &j, &o, pd->name, a.out, a.freq);
     else
-        rc = run_single(&t, &j, pd, &o, &obj, a.out);
+        rc = run_single(&t, &j, pd, &o, &obj, a.out, a.freq);
     sigaction(SIGINT, &old, NULL);
     topo_free(&t);
     return rc;

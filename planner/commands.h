@@ -6,5 +6,6 @@
 
 int cmd_compare(int argc, char **argv);
 int cmd_plan(int argc, char **argv);   /* planner/cmd_plan.c */
+int cmd_freq(int argc, char **argv);   /* planner/cmd_freq.c */
 
 #endif

@@ -4,16 +4,24 @@
 #include <string.h>
 
 #include "catalog.h"
+#include "freq.h"
 
 static void account_one(const topology *t, const workload *w, const timing *tm, int l,
                         lane_account *a)
 {
     const wl_lane *ln = &w->lanes[l];
     const lane_time *lt = &tm->lanes[l];
-    int64_t compute = ln->opt_ns, comm = lt->sync_comm_ns, cursor = 0;
+    const gpu_type *g = topo_gpu_type(t, ln->gpu);
+    int64_t compute = ln->opt_ns, comm = lt->sync_comm_ns, cursor = 0, slow = 0;
+    double slow_wns = 0; /* watt-ns of ops below the maximum clock (freq.h) */
     for (int id = ln->first_op; id >= 0; id = w->ops[id].next_on_lane) {
         const op_time *ot = &tm->ops[id];
-        compute += ot->end - ot->start; /* actual duration (jitter) */
+        if (freq_is_max(g, w->ops[id].freq_mhz)) {
+            compute += ot->end - ot->start; /* actual duration (jitter) */
+        } else {
+            slow += ot->end - ot->start;
+            slow_wns += (double)(ot->end - ot->start) * freq_compute_w(g, w->ops[id].freq_mhz);
+        }
         if (w->ops[id].xfer_bytes > 0 && ot->arrival > cursor) {
             int64_t from = ot->xfer_start > cursor ? ot->xfer_start : cursor;
             int64_t to = ot->arrival < ot->start ? ot->arrival : ot->start;
@@ -22,13 +30,13 @@ static void account_one(const topology *t, const workload *w, const timing *tm, 
         }
         cursor = ot->end;
     }
-    a->compute_ns = compute;
+    a->compute_ns = compute + slow;
     a->comm_ns = comm;
-    a->idle_ns = tm->iteration_ns - compute - comm;
-    const gpu_type *g = topo_gpu_type(t, ln->gpu);
+    a->idle_ns = tm->iteration_ns - a->compute_ns - comm;
     double pue = t->sites[t->gpus[ln->gpu].site].pue;
+    /* without lowered clocks slow_wns is 0 and the sum is the one of before */
     a->energy_j = pue * 1e-9 *
-                  (compute * g->tdp_w + comm * gpu_comm_w(g) + a->idle_ns * g->idle_w);
+                  (compute * g->tdp_w + comm * gpu_comm_w(g) + a->idle_ns * g->idle_w + slow_wns);
 }
 
 void account_lanes(const topology *t, const workload *w, const timing *tm, lane_account *out)

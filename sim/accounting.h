@@ -1,9 +1,10 @@
 /* accounting.h — where each GPU's time went and what it cost (DESIGN 7).
  *
  * Every selected GPU is, at each instant of the iteration, in one state:
- *   compute  running a forward, backward or optimizer op      (active_w = TDP)
+ *   compute  running a forward, backward or optimizer op      (TDP at the maximum
+ *            clock; P(f) of freq.h for an op run at a lower SM clock)
  *   comm     blocked: its next op's input transfer is in flight, or one of
- *            its gradient-sync groups is running              (idle + 15 % of TDP - idle)
+ *            its gradient-sync groups is running              (P2P-blocking power, gpu_comm_w)
  *   idle     anything else: pipeline bubbles, waiting for others (idle_w)
  * so compute + comm + idle = iteration time exactly. Joules = sum of power x
  * time x the site's PUE; WAN bytes may add network energy per byte.

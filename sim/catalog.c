@@ -78,6 +78,10 @@ int gpu_catalog_load(gpu_catalog *c, const char *path, gt_err *e)
         goto fail;
     }
     csv_close(&r);
+    if (freq_catalog_attach_beside(c, path, e)) {
+        gpu_catalog_free(c);
+        return -1;
+    }
     return 0;
 fail:
     csv_close(&r);
@@ -110,5 +114,5 @@ int gpu_catalog_find(const gpu_catalog *c, const char *id)
 
 double gpu_comm_w(const gpu_type *g)
 {
-    return g->idle_w + 0.15 * (g->tdp_w - g->idle_w);
+    return g->freq.known ? g->freq.comm_w : g->idle_w;
 }

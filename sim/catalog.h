@@ -6,6 +6,7 @@
 #define GT_CATALOG_H
 
 #include "error.h"
+#include "freq.h"
 
 typedef struct gpu_type {
     char id[32];
@@ -17,6 +18,7 @@ typedef struct gpu_type {
     double idle_w;          /* idle with a CUDA context */
     double efficiency;      /* achievable fraction of peak for training matmuls */
     double link_bw;         /* intra-node GPU link, bytes/s per direction */
+    gpu_freq freq;          /* SM-frequency model (gpu_freq.csv beside gpus.csv) */
 } gpu_type;
 
 typedef struct gpu_catalog {
@@ -31,7 +33,9 @@ void gpu_catalog_free(gpu_catalog *c);
 /* Index of a type by id, or -1. */
 int gpu_catalog_find(const gpu_catalog *c, const char *id);
 
-/* Power of the communication-wait state: idle + 15 % of (TDP - idle). */
+/* Power of the communication-wait state: comm_w of the frequency catalog
+ * (Perseus's P2P-blocking measurement, at least idle_w); idle_w for a type
+ * without a row (the measured blocking power is within 3 % of idle_w). */
 double gpu_comm_w(const gpu_type *g);
 
 #endif

@@ -7,6 +7,7 @@
 #include "cost.h"
 #include "grammar.h"
 #include "jsonio.h"
+#include "plan_freq.h"
 
 static const char *const PLAN_KEYS[] = {"planner", "objective", "schedule", "dp_sync",
                                         "microbatch_size", "pipelines", "objective_value",
@@ -14,7 +15,8 @@ static const char *const PLAN_KEYS[] = {"planner", "objective", "schedule", "dp_
                                         "note", "pareto_index", "accumulation_steps",
                                         "dp_shard", "grad_sync", "grad_bucket_mb", NULL};
 static const char *const PIPE_KEYS[] = {"microbatches", "stages", NULL};
-static const char *const STAGE_KEYS[] = {"gpus", "layers", NULL};
+static const char *const STAGE_KEYS[] = {"gpus",         "layers",       "freq_mhz",
+                                         "freq_mhz_fwd", "freq_mhz_bwd", NULL};
 
 const char *sched_name(sched_kind s)
 {
@@ -179,7 +181,7 @@ static int parse_stage(const jdoc *d, json_t *st, const char *sp, const topology
                          (long long)b);
     s->first = (int)a;
     s->last = (int)b;
-    return 0;
+    return plan_stage_freq_parse(d, st, sp, t, s, e);
 }
 
 static int parse_pipe(const jdoc *d, json_t *pj, const char *pp, const topology *t, plan *p,

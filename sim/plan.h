@@ -35,6 +35,8 @@ typedef struct plan_stage {
     int ngpus;                 /* tensor-parallel degree */
     int gpus[PLAN_MAX_TP];     /* global GPU indices (topology order) */
     int first, last;           /* layers, inclusive */
+    int freq_fwd_mhz;          /* SM clock of forward ops, 0 = maximum (freq.h) */
+    int freq_bwd_mhz;          /* SM clock of backward ops, 0 = maximum */
 } plan_stage;
 
 typedef struct plan_pipeline {

@@ -8,6 +8,7 @@
 #include "cost.h"
 #include "memory.h"
 #include "plan.h"
+#include "plan_freq.h"
 
 #define GIB 1073741824.0
 
@@ -291,7 +292,7 @@ int plan_check(const plan *p, const topology *t, const job *j, gt_err *e)
                           "sync is a reduce-scatter and all-gathers; \"hierarchical\" has no "
                           "such split)", shard_name(p->dp_shard));
     if (check_size(p, j, e) || check_batch(p, j, e) || check_layers(p, j, e) ||
-        check_gpus(p, t, e))
+        check_gpus(p, t, e) || plan_freq_check(p, t, e))
         return -1;
     return check_memory(p, t, j, e);
 }

@@ -3,6 +3,7 @@
 
 #include "jsonio.h"
 #include "plan.h"
+#include "plan_freq.h"
 
 json_t *plan_to_json(const plan *p, const topology *t)
 {
@@ -40,6 +41,7 @@ json_t *plan_to_json(const plan *p, const topology *t)
             json_array_append_new(lay, json_integer(s->last));
             json_object_set_new(sj, "gpus", gpus);
             json_object_set_new(sj, "layers", lay);
+            plan_stage_freq_to_json(sj, s);
             json_array_append_new(stages, sj);
         }
         json_object_set_new(pj, "stages", stages);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cost.h"
+#include "freq.h"
 #include "syncgroup.h"
 
 /* The (kind, listed stage, microbatch) of the n-th op of physical stage i
@@ -73,6 +74,12 @@ static void fill_pipe_ops(workload *w, const topology *t, const job *j, const pl
         const gpu_type *g = topo_gpu_type(t, st->gpus[0]);
         int64_t fns = cost_stage_fwd_ns(j, g, st->ngpus, b, st->first, st->last, 1.0);
         int64_t bns = cost_stage_bwd_ns(j, g, st->ngpus, b, st->first, st->last, 1.0);
+        /* [kind][edge]: the stage's SM clocks (freq.h); the ops of the first
+         * and the last microbatch keep f_max: they fill and drain the
+         * pipeline, on its critical path at every stage */
+        int64_t dur[2][2] = {{freq_op_ns(g, fns, st->freq_fwd_mhz), fns},
+                             {freq_op_ns(g, bns, st->freq_bwd_mhz), bns}};
+        int32_t clk[2][2] = {{st->freq_fwd_mhz, 0}, {st->freq_bwd_mhz, 0}};
         for (int mb = 0; mb < m; mb++)
             for (int kind = 0; kind < 2; kind++) {
                 wl_op *o = &w->ops[op_index(base, m, k, mb, kind)];
@@ -81,7 +88,9 @@ static void fill_pipe_ops(workload *w, const topology *t, const job *j, const pl
                 o->mb = mb;
                 o->kind = kind;
                 o->lane = lane0 + k % S;
-                o->dur_ns = kind == OP_FWD ? fns : bns;
+                int edge = mb == 0 || mb == m - 1;
+                o->dur_ns = dur[kind][edge];
+                o->freq_mhz = clk[kind][edge];
                 o->next_on_lane = -1;
                 o->consumer = -1;
                 o->input = -1;

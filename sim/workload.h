@@ -29,7 +29,8 @@ typedef struct wl_op {
     int32_t next_on_lane;     /* -1 at the end */
     int32_t input;            /* op whose output this op needs, -1 if none */
     int32_t consumer;         /* the op that needs this op's output, -1 */
-    int64_t dur_ns;
+    int64_t dur_ns;           /* at the op's SM clock */
+    int32_t freq_mhz;         /* SM clock of the op, 0 = maximum (freq.h) */
     double xfer_bytes;        /* bytes of the transfer from `input` (0: same GPU) */
 } wl_op;
 

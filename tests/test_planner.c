@@ -327,7 +327,7 @@ static void tp_view_units(void **state)
      * memory) is then cost_stage_memory's (a quarter + one overhead per GPU) */
     assert_true(topo_gpu_type(&v.t, 1)->mem_bytes ==
                 4 * topo_gpu_type(&t, 0)->mem_bytes - 3 * COST_RUNTIME_OVERHEAD_BYTES);
-    plan_stage s = {1, {1}, 0, 0};
+    plan_stage s = {.ngpus = 1, .gpus = {1}, .first = 0, .last = 0};
     tp_view_expand_stage(&v, &s);
     assert_int_equal(s.ngpus, 4);
     for (int x = 0; x < 4; x++) {

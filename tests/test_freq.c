@@ -1,0 +1,326 @@
+/* test_freq.c — the SM-frequency model, plans with clocks and the frequency
+ * planner (sim/freq.c, sim/plan_freq.c, planner/freq_assign.c).
+ *
+ * Known answers: the measured points of topologies/gpu_freq_points.csv (the
+ * fit must meet its stated error on them); a two-stage pipeline whose second
+ * stage has more work than the first, where the best clock of stage 1 is the
+ * lowest one whose op pair still fits in stage 2's (hand-derived from 1F1B
+ * with instant transfers) and the energy saved has a closed form; the energy
+ * identity per GPU; f_max = no clock field, to the byte. */
+#include "testutil.h"
+
+#include <math.h>
+
+#include "planner/freq_assign.h"
+#include "sim/accounting.h"
+#include "sim/cost.h"
+#include "sim/csv.h"
+#include "sim/estimator.h"
+#include "sim/freq.h"
+#include "sim/model.h"
+#include "sim/simulate.h"
+
+static const char *TOPO =
+    "{\"name\": \"f\", \"sites\": [{\"id\": \"a\", \"nodes\": [{\"gpu\": \"a100_sxm_80gb\", "
+    "\"count\": 2, \"nic_gbps\": 100}], \"lan\": {\"gbps\": 100, \"latency_ms\": 0.01}}]}";
+
+typedef struct world {
+    topology t;
+    job j;
+    plan p;
+} world;
+
+/* A100 pair, gpt3-xl, batch 16 in 16 microbatches; stage 1 = layers [0, cut]. */
+static void load(world *w, int cut, const char *extra0, const char *extra1)
+{
+    char tpath[64], ppath[64], pj[1024];
+    gt_err e;
+    write_temp(TOPO, tpath, sizeof tpath);
+    snprintf(pj, sizeof pj,
+             "{\"schedule\": \"1f1b\", \"microbatch_size\": 1, \"pipelines\": [{\"microbatches\": "
+             "16, \"stages\": [{\"gpus\": [\"a/0/0\"], \"layers\": [0, %d]%s},\n"
+             " {\"gpus\": [\"a/0/1\"], \"layers\": [%d, 23]%s}]}]}",
+             cut, extra0, cut + 1, extra1);
+    write_temp(pj, ppath, sizeof ppath);
+    assert_int_equal(topo_load(&w->t, tpath, NULL, &e), 0);
+    model_spec m;
+    assert_int_equal(model_resolve("gpt3-xl", &m, &e), 0);
+    job_defaults(&w->j, &m);
+    w->j.batch = 16;
+    if (plan_load(&w->p, ppath, &w->t, &e))
+        fail_msg("%s", e.msg);
+    unlink(tpath);
+    unlink(ppath);
+}
+
+static void unload(world *w)
+{
+    plan_free(&w->p);
+    topo_free(&w->t);
+}
+
+/* The test's own t(f)/t(f_max) and P(f)/P(f_max) from the catalog row. */
+static double t_ratio(const gpu_freq *f, int mhz)
+{
+    return f->alpha + (1 - f->alpha) * (double)f->f_max_mhz / mhz;
+}
+
+static double p_ratio(const gpu_freq *f, int mhz)
+{
+    return f->p_static + (1 - f->p_static) * pow((double)mhz / f->f_max_mhz, f->p_exp);
+}
+
+/* Every measured point within the error the catalog states for its fit. */
+static void test_fit_meets_stated_error(void **state)
+{
+    (void)state;
+    gpu_catalog c;
+    gt_err e;
+    assert_int_equal(gpu_catalog_load(&c, "topologies/gpus.csv", &e), 0);
+    csv_reader r;
+    assert_int_equal(csv_open(&r, "topologies/gpu_freq_points.csv", &e), 0);
+    int ci = csv_col(&r, "id", 1, &e), cf = csv_col(&r, "f_mhz", 1, &e);
+    int ct = csv_col(&r, "t_ratio", 1, &e), cp = csv_col(&r, "p_ratio", 1, &e);
+    int n = 0, gpus_seen = 0;
+    char last[32] = "";
+    while (csv_next(&r, &e) == 1) {
+        int k = gpu_catalog_find(&c, csv_get(&r, ci));
+        assert_true(k >= 0);
+        const gpu_type *g = &c.types[k];
+        assert_true(g->freq.known && !g->freq.transfer);
+        long f;
+        double t, p;
+        assert_int_equal(csv_long(&r, cf, 1, 10000, &f, &e), 0);
+        assert_int_equal(csv_double(&r, ct, 0, 10, 0, 0, &t, &e), 0);
+        assert_int_equal(csv_double(&r, cp, 0, 10, 0, 0, &p, &e), 0);
+        char why[160];
+        assert_int_equal(freq_check(g, (int)f, why, sizeof why), 0);
+        assert_true(fabs(freq_time_ratio(g, (int)f) / t - 1) <= g->freq.t_err_max + 1e-6);
+        assert_true(fabs(freq_power_ratio(g, (int)f) / p - 1) <= g->freq.p_err_max + 1e-6);
+        assert_true(fabs(freq_time_ratio(g, (int)f) - t_ratio(&g->freq, (int)f)) < 1e-12);
+        if (strcmp(last, g->id)) {
+            snprintf(last, sizeof last, "%s", g->id);
+            gpus_seen++;
+        }
+        n++;
+    }
+    csv_close(&r);
+    assert_true(n >= 90 && gpus_seen == 2); /* A100 SXM (38 clocks) and A40 (60) */
+    /* slower and cheaper below f_max, exactly 1 at it; a transferred type reports so */
+    int a100 = gpu_catalog_find(&c, "a100_sxm_80gb"), h100 = gpu_catalog_find(&c, "h100_sxm");
+    assert_true(freq_time_ratio(&c.types[a100], 855) > 1.4);
+    assert_true(freq_power_ratio(&c.types[a100], 855) < 0.6);
+    assert_true(freq_time_ratio(&c.types[a100], 1410) == 1.0);
+    assert_true(c.types[h100].freq.known && c.types[h100].freq.transfer);
+    /* Perseus's P2P-blocking power where it is above idle_w (A100 PCIe), idle_w
+     * where the measurement falls a little below our idle estimate (A100 SXM) */
+    assert_true(c.types[gpu_catalog_find(&c, "a100_pcie_80gb")].freq.comm_w == 83.64);
+    assert_true(c.types[a100].freq.comm_w == c.types[a100].idle_w);
+    for (int k = 0; k < c.n; k++)
+        assert_true(c.types[k].freq.known && gpu_comm_w(&c.types[k]) >= c.types[k].idle_w);
+    gpu_catalog_free(&c);
+}
+
+/* Clock fields at f_max give the same JSON, byte for byte, as none at all;
+ * the ops and the joules follow the formulas without frequencies. */
+static void test_fmax_identical(void **state)
+{
+    (void)state;
+    char dir[64], ta[128], pa[128], pb[128], ra[128], rb[128];
+    tu_mkdtemp(dir);
+    snprintf(ta, sizeof ta, "%s/t.json", dir);
+    snprintf(pa, sizeof pa, "%s/a.json", dir);
+    snprintf(pb, sizeof pb, "%s/b.json", dir);
+    snprintf(ra, sizeof ra, "%s/ra.json", dir);
+    snprintf(rb, sizeof rb, "%s/rb.json", dir);
+    const char *plan = "{\"pipelines\": [{\"microbatches\": 16, \"stages\": [{\"gpus\": "
+                       "[\"a/0/0\"], \"layers\": [0, 5]%s}, {\"gpus\": [\"a/0/1\"], "
+                       "\"layers\": [6, 23]%s}]}]}";
+    char buf[512];
+    assert_int_equal(tu_write_file(ta, TOPO), 0);
+    snprintf(buf, sizeof buf, plan, "", "");
+    assert_int_equal(tu_write_file(pa, buf), 0);
+    snprintf(buf, sizeof buf, plan, ", \"freq_mhz\": 1410", ", \"freq_mhz_fwd\": 1410");
+    assert_int_equal(tu_write_file(pb, buf), 0);
+    tu_run r1, r2;
+    assert_int_equal(tu_geotrain(&r1, "simulate", "-t", ta, "-m", "gpt3-xl", "--batch", "16",
+                                 "-p", pa, "--json", ra, NULL), 0);
+    assert_int_equal(tu_geotrain(&r2, "simulate", "-t", ta, "-m", "gpt3-xl", "--batch", "16",
+                                 "-p", pb, "--json", rb, NULL), 0);
+    assert_int_equal(r1.status, 0);
+    assert_int_equal(r2.status, 0);
+    size_t la, lb;
+    char *a = tu_read_file(ra, &la), *b = tu_read_file(rb, &lb);
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_int_equal(la, lb);
+    assert_memory_equal(a, b, la);
+    free(a);
+    free(b);
+    tu_run_free(&r1);
+    tu_run_free(&r2);
+    tu_rmtree(dir);
+
+    world w;
+    load(&w, 5, ", \"freq_mhz\": 1410", "");
+    workload wl;
+    timing tm;
+    gt_err e;
+    assert_int_equal(workload_build(&wl, &w.t, &w.j, &w.p, &e), 0);
+    assert_int_equal(timing_alloc(&tm, &wl, &e), 0);
+    assert_int_equal(estimate_run(&w.t, &wl, w.p.sync, &tm, &e), 0);
+    const gpu_type *g = topo_gpu_type(&w.t, 0);
+    assert_int_equal(wl.ops[2].dur_ns, cost_stage_fwd_ns(&w.j, g, 1, 1, 0, 5, 1.0));
+    lane_account la2[2];
+    account_lanes(&w.t, &wl, &tm, la2);
+    for (int l = 0; l < 2; l++) {
+        double pue = w.t.sites[0].pue;
+        double old = pue * 1e-9 * (la2[l].compute_ns * g->tdp_w + la2[l].comm_ns * gpu_comm_w(g) +
+                                   la2[l].idle_ns * g->idle_w);
+        assert_true(old == la2[l].energy_j); /* bit for bit */
+    }
+    timing_free(&tm);
+    workload_free(&wl);
+    unload(&w);
+}
+
+/* The lowest grid clock whose slowed op pair fits in stage 2's pair. */
+static int expected_clock(const gpu_type *g, int64_t f1, int64_t b1, int64_t f2, int64_t b2)
+{
+    int best = 0;
+    for (int f = g->freq.f_max_mhz; f >= g->freq.f_min_mhz; f -= g->freq.step_mhz) {
+        double r = t_ratio(&g->freq, f);
+        if (cost_ns(f1 * 1e-9 * r) + cost_ns(b1 * 1e-9 * r) <= f2 + b2)
+            best = f;
+    }
+    return best;
+}
+
+/* Stage 2 holds more work than stage 1 (k = 14/12 layers plus the head):
+ * stage 1 slows to the lowest clock that keeps its steady-state op pair
+ * within stage 2's, the iteration time does not move by a nanosecond, and
+ * the energy falls by the closed form of the longer, cheaper ops. */
+static void test_two_stage_k_times(void **state)
+{
+    (void)state;
+    world w;
+    load(&w, 11, "", "");
+    w.t.types[w.t.gpus[0].type].link_bw = 1e30; /* instant transfers: no comm state */
+    const gpu_type *g = topo_gpu_type(&w.t, 0);
+    int64_t f1 = cost_stage_fwd_ns(&w.j, g, 1, 1, 0, 11, 1.0);
+    int64_t b1 = cost_stage_bwd_ns(&w.j, g, 1, 1, 0, 11, 1.0);
+    int64_t f2 = cost_stage_fwd_ns(&w.j, g, 1, 1, 12, 23, 1.0);
+    int64_t b2 = cost_stage_bwd_ns(&w.j, g, 1, 1, 12, 23, 1.0);
+    int want = expected_clock(g, f1, b1, f2, b2);
+    assert_true(want > g->freq.f_min_mhz && want < g->freq.f_max_mhz); /* a real choice */
+    print_message("k = %.3f (stage 2 / stage 1 work); expected clock %d MHz\n", (double)(f2 + b2) / (f1 + b1), want);
+
+    est_summary before, after;
+    gt_err e;
+    if (freq_assign(&w.t, &w.j, &w.p, 0, &before, &after, NULL, &e))
+        fail_msg("%s", e.msg);
+    assert_int_equal(w.p.pipes[0].stages[0].freq_fwd_mhz, want);
+    assert_int_equal(w.p.pipes[0].stages[0].freq_bwd_mhz, want);
+    assert_int_equal(w.p.pipes[0].stages[1].freq_fwd_mhz, 0); /* the critical stage */
+    assert_int_equal(cost_ns(after.iteration_s), cost_ns(before.iteration_s));
+
+    /* the forwards and backwards of microbatches 1..14 (not the first and
+     * last, which fill and drain the pipeline) at `want`: they last longer
+     * at P(want), the same time less idle at idle_w */
+    double r = t_ratio(&g->freq, want), pw = g->tdp_w * p_ratio(&g->freq, want);
+    double slow = 14.0 * (cost_ns(f1 * 1e-9 * r) + cost_ns(b1 * 1e-9 * r)), fast = 14.0 * (f1 + b1);
+    double dj = w.t.sites[0].pue * 1e-9 * (fast * g->tdp_w - slow * pw + (slow - fast) * g->idle_w);
+    assert_true(dj > 0);
+    assert_true(fabs((before.energy_j - after.energy_j) / dj - 1) < 1e-9);
+    unload(&w);
+}
+
+/* Joules of each GPU = sum over its states of P(state, f) x time. */
+static void test_energy_identity(void **state)
+{
+    (void)state;
+    world w;
+    load(&w, 5, ", \"freq_mhz_fwd\": 1005, \"freq_mhz_bwd\": 1200", ", \"freq_mhz\": 1395");
+    sim_options o;
+    sim_options_default(&o);
+    sim_detail d;
+    gt_err e;
+    if (sim_detail_run(&w.t, &w.j, &w.p, &o, &d, &e))
+        fail_msg("%s", e.msg);
+    const gpu_type *g = topo_gpu_type(&w.t, 0);
+    for (int l = 0; l < d.w.nlanes; l++) {
+        const wl_lane *ln = &d.w.lanes[l];
+        double wns = ln->opt_ns * g->tdp_w;
+        int64_t busy = ln->opt_ns;
+        for (int id = ln->first_op; id >= 0; id = d.w.ops[id].next_on_lane) {
+            int64_t dur = d.est.ops[id].end - d.est.ops[id].start;
+            int f = d.w.ops[id].freq_mhz;
+            wns += dur * (f ? g->tdp_w * p_ratio(&g->freq, f) : g->tdp_w);
+            busy += dur;
+        }
+        const lane_account *a = &d.est_acc[l];
+        assert_int_equal(a->compute_ns, busy);
+        assert_int_equal(a->compute_ns + a->comm_ns + a->idle_ns, d.est.iteration_ns);
+        double want = w.t.sites[0].pue * 1e-9 *
+                      (wns + a->comm_ns * g->freq.comm_w + a->idle_ns * g->idle_w);
+        assert_true(fabs(a->energy_j / want - 1) < 1e-12);
+    }
+    /* the clocks reached the ops: stage 1's forwards are slower than at f_max */
+    assert_true(d.w.ops[2].freq_mhz == 1005 && d.w.ops[3].freq_mhz == 1200);
+    assert_true(d.w.ops[0].freq_mhz == 0 && d.w.ops[1].freq_mhz == 0); /* microbatch 0 */
+    assert_true(d.w.ops[2].dur_ns > cost_stage_fwd_ns(&w.j, g, 1, 1, 0, 5, 1.0));
+    sim_detail_free(&d);
+    unload(&w);
+}
+
+/* A clock off the GPU's grid: file:line:col, the field, what is allowed. */
+static void test_bad_clock(void **state)
+{
+    (void)state;
+    char tp[64], pp[64];
+    write_temp(TOPO, tp, sizeof tp);
+    const char *bad[] = {"700", "1000", "1425", "\"max\""};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char buf[512], want[128];
+        snprintf(buf, sizeof buf,
+                 "{\"pipelines\": [{\"microbatches\": 16, \"stages\": [\n"
+                 "  {\"gpus\": [\"a/0/0\"], \"layers\": [0, 5], \"freq_mhz\": %s},\n"
+                 "  {\"gpus\": [\"a/0/1\"], \"layers\": [6, 23]}]}]}", bad[i]);
+        write_temp(buf, pp, sizeof pp);
+        tu_run r;
+        assert_int_equal(tu_geotrain(&r, "plan", "check", "-t", tp, "-m", "gpt3-xl", "--batch",
+                                     "16", pp, NULL), 0);
+        assert_int_equal(r.status, 1);
+        snprintf(want, sizeof want, "%s:2:", pp);
+        assert_non_null(strstr(r.err, want));
+        assert_non_null(strstr(r.err, "stages[0].freq_mhz"));
+        if (i < 3)
+            assert_non_null(strstr(r.err, "855..1410 MHz in steps of 15"));
+        tu_run_free(&r);
+        unlink(pp);
+    }
+    unlink(tp);
+    /* a plan built in memory (as planners do) meets the same check */
+    world w;
+    load(&w, 5, "", "");
+    w.p.pipes[0].stages[1].freq_bwd_mhz = 1000;
+    est_summary s;
+    gt_err e;
+    assert_int_not_equal(estimate_plan(&w.t, &w.j, &w.p, &s, &e), 0);
+    assert_non_null(strstr(e.msg, "pipelines[0].stages[1].freq_mhz_bwd"));
+    w.p.pipes[0].stages[1].freq_bwd_mhz = 1005;
+    assert_int_equal(estimate_plan(&w.t, &w.j, &w.p, &s, &e), 0);
+    unload(&w);
+}
+
+int main(void)
+{
+    if (tu_chdir_root())
+        return 1;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fit_meets_stated_error), cmocka_unit_test(test_fmax_identical),
+        cmocka_unit_test(test_two_stage_k_times),      cmocka_unit_test(test_energy_identity),
+        cmocka_unit_test(test_bad_clock),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
