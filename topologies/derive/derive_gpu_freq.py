@@ -18,7 +18,8 @@ Each stage/op series gets its own scale (its value at f_max, fitted, which avera
 noise of a single reading); alpha, p_static and p_exp are shared by all series of one GPU.
 Errors are relative, |model / measured - 1|, over every raw point (rms and max).
 
-Usage:  python3 topologies/derive/derive_gpu_freq.py [--shared DIR]   (default ../shared/data)
+Usage:  python3 topologies/derive/derive_gpu_freq.py --data DIR   (the reference-data folder,
+        docs/data-sources.md; or GEOTRAIN_REFDATA)
 Python 3 standard library only; deterministic output.
 """
 import argparse
@@ -27,6 +28,9 @@ import math
 import os
 import statistics
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import public_sources  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -174,12 +178,11 @@ def fmt(x, nd=6):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--shared", default="../shared/data")
+    ap.add_argument("--data", metavar="DIR", help=public_sources.DATA_HELP)
     a = ap.parse_args()
-    shared = a.shared if os.path.isabs(a.shared) else os.path.join(ROOT, a.shared)
+    shared = public_sources.data_dir(a.data, ["energy/freq_stage_profiles.csv"],
+                                     "derive_gpu_freq.py")
     prof = os.path.join(shared, "energy", "freq_stage_profiles.csv")
-    if not os.path.exists(prof):
-        sys.exit(f"derive_gpu_freq.py: needs {prof} (Perseus per-stage frequency profiles); not found")
     rows = read_rows(prof)
     gpus = read_rows(os.path.join(ROOT, "topologies", "gpus.csv"))
     idle = {g["id"]: float(g["idle_w"]) for g in gpus}
