@@ -39,6 +39,10 @@ LIB_SRC  := $(sort $(wildcard sim/*.c planner/*.c planner/baselines/*.c topologi
 	                      traces/*.c experiments/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libgeotrain.a
+# cli/: the commands and the option parser, linked into the binary and the
+# tests that run commands (never into the library: library code parses no argv)
+CLI_SRC  := $(sort $(wildcard cli/*.c))
+CLI_LIB  := $(BUILD)/libgeotrain-cli.a
 BIN      := geotrain
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
@@ -64,12 +68,16 @@ $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BIN): $(BUILD)/geotrain.o $(LIB)
+$(CLI_LIB): $(CLI_SRC:%.c=$(BUILD)/%.o)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BIN): $(BUILD)/geotrain.o $(CLI_LIB) $(LIB)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/%: tests/%.c $(LIB) tests/testutil.h
+$(BUILD)/tests/%: tests/%.c $(CLI_LIB) $(LIB) tests/testutil.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(shell pkg-config --cflags cmocka) -o $@ $< $(LIB) \
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(shell pkg-config --cflags cmocka) -o $@ $< $(CLI_LIB) $(LIB) \
 	    $(shell pkg-config --libs cmocka) $(LDLIBS)
 
 test: test-unit test-asan test-clang test-mpi-if-built
@@ -89,7 +97,7 @@ test-mpi-if-built:
 test-clang: $(DEPS_OK)
 	@if command -v clang >/dev/null 2>&1; then \
 	    echo "== clang build (-Werror) =="; \
-	    $(MAKE) --no-print-directory -s BUILD=build-clang CC=clang build-clang/libgeotrain.a build-clang/geotrain.o >/dev/null && echo "clang build: ok"; \
+	    $(MAKE) --no-print-directory -s BUILD=build-clang CC=clang build-clang/libgeotrain.a build-clang/libgeotrain-cli.a build-clang/geotrain.o >/dev/null && echo "clang build: ok"; \
 	else echo "clang not installed: skipping the clang build"; fi
 
 test-unit: $(BIN) $(TEST_BIN)
@@ -129,4 +137,4 @@ install: $(BIN)
 clean:
 	rm -rf build build-asan build-clang build-fuzz build-mpi $(BIN)
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/geotrain.d
+-include $(LIB_OBJ:.o=.d) $(CLI_SRC:%.c=$(BUILD)/%.d) $(BUILD)/geotrain.d

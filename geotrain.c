@@ -1,14 +1,11 @@
-/* geotrain.c — the `geotrain` command: git-style dispatch to subcommands.
- * Each folder owns its subcommands' code (sim/, planner/, topologies/). */
+/* geotrain.c — the `geotrain` command: git-style dispatch to the
+ * subcommands, whose code lives in cli/ (entry points in cli/commands.h). */
 #include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "experiments/study.h"
-#include "planner/commands.h"
-#include "sim/cli.h"
-#include "sim/commands.h"
-#include "topologies/gen.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
 
 typedef struct command {
     const char *name;     /* "topo show" */

@@ -1,5 +1,5 @@
 /* cli.c — shared command-line handling (see cli.h). */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <errno.h>
 #include <math.h>

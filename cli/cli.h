@@ -5,10 +5,10 @@
 #define GT_CLI_H
 
 #include <stdbool.h>
-#include "error.h"
-#include "job.h"
-#include "topology.h"
-#include "trace.h"
+#include "sim/error.h"
+#include "sim/job.h"
+#include "sim/topology.h"
+#include "sim/trace.h"
 
 enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2 };
 

@@ -26,13 +26,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "baselines/dtfm.h"
-#include "commands.h"
-#include "objective.h"
-#include "planner.h"
-#include "planner_run.h"
+#include "planner/baselines/dtfm.h"
+#include "cli/commands.h"
+#include "planner/objective.h"
+#include "planner/planner.h"
+#include "planner/planner_run.h"
 #include "sim/atomic_file.h"
-#include "sim/cli.h"
+#include "cli/cli.h"
 #include "sim/jsonio.h"
 #include "sim/simulator.h"
 

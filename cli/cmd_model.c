@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "cost.h"
-#include "jsonio.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "sim/cost.h"
+#include "sim/jsonio.h"
 
 #define GIB 1073741824.0
 

@@ -2,9 +2,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "plan.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "sim/plan.h"
 
 #define GIB 1073741824.0
 

@@ -4,14 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "atomic_file.h"
-#include "cli.h"
-#include "commands.h"
-#include "jsonio.h"
-#include "prefill.h"
-#include "report.h"
-#include "simulate.h"
-#include "timeline.h"
+#include "sim/atomic_file.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "sim/jsonio.h"
+#include "sim/prefill.h"
+#include "sim/report.h"
+#include "sim/simulate.h"
+#include "sim/timeline.h"
 
 static const char HELP[] =
     "usage: geotrain simulate -t TOPO -m MODEL [JOB] -p PLAN [options]\n\n"

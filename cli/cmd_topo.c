@@ -2,9 +2,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "topology.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "sim/topology.h"
 
 static const char SHOW_HELP[] =
     "usage: geotrain topo show FILE\n\n"

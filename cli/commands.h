@@ -1,13 +1,17 @@
-/* commands.h — entry points of the subcommands that live in sim/.
+/* commands.h — the entry points of every `geotrain` subcommand (cli/cmd_*.c).
  * Each takes the arguments after its name (argv[0] is the command name) and
- * returns the process exit code (cli.h). */
+ * returns the process exit code (cli/cli.h); geotrain.c dispatches to them. */
 #ifndef GT_COMMANDS_H
 #define GT_COMMANDS_H
 
-int cmd_topo_show(int argc, char **argv);
-int cmd_topo_check(int argc, char **argv);
-int cmd_model_show(int argc, char **argv);
-int cmd_plan_check(int argc, char **argv);
-int cmd_simulate(int argc, char **argv);
+int cmd_topo_show(int argc, char **argv);    /* cli/cmd_topo.c */
+int cmd_topo_check(int argc, char **argv);   /* cli/cmd_topo.c */
+int cmd_topo_gen(int argc, char **argv);     /* topologies/gen.c (moving to cli/) */
+int cmd_model_show(int argc, char **argv);   /* cli/cmd_model.c */
+int cmd_plan_check(int argc, char **argv);   /* cli/cmd_plan_check.c */
+int cmd_plan(int argc, char **argv);         /* cli/cmd_plan.c */
+int cmd_simulate(int argc, char **argv);     /* cli/cmd_simulate.c */
+int cmd_compare(int argc, char **argv);      /* cli/cmd_compare.c */
+int cmd_study(int argc, char **argv);        /* experiments/study.c (moving to cli/) */
 
 #endif

@@ -18,7 +18,7 @@
 #include "planner/objective.h"
 #include "planner/planner_run.h"
 #include "sim/atomic_file.h"
-#include "sim/cli.h"
+#include "cli/cli.h"
 #include "sim/simulator.h"
 
 /* The columns (study.h); key columns and the input part are fixed below. */

@@ -20,7 +20,7 @@
 
 #include "experiments/study.h"
 #include "planner/islands.h"
-#include "sim/cli.h"
+#include "cli/cli.h"
 
 /* --- helpers ------------------------------------------------------------------- */
 

@@ -21,7 +21,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
-#include "sim/cli.h"
+#include "cli/cli.h"
 #include "sim/csv.h"
 #include "sim/datadir.h"
 
