@@ -6,7 +6,7 @@
 
 int cmd_topo_show(int argc, char **argv);    /* cli/cmd_topo.c */
 int cmd_topo_check(int argc, char **argv);   /* cli/cmd_topo.c */
-int cmd_topo_gen(int argc, char **argv);     /* topologies/gen.c (moving to cli/) */
+int cmd_topo_gen(int argc, char **argv);     /* cli/cmd_topo_gen.c */
 int cmd_model_show(int argc, char **argv);   /* cli/cmd_model.c */
 int cmd_plan_check(int argc, char **argv);   /* cli/cmd_plan_check.c */
 int cmd_plan(int argc, char **argv);         /* cli/cmd_plan.c */

@@ -19,6 +19,7 @@
 #include "planner/planner_run.h"
 #include "sim/atomic_file.h"
 #include "cli/cli.h"
+#include "cli/topogen_options.h"
 #include "sim/simulator.h"
 
 /* The columns (study.h); key columns and the input part are fixed below. */
