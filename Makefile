@@ -36,7 +36,7 @@ ifeq ($(MPI),1)
 endif
 
 LIB_SRC  := $(sort $(wildcard sim/*.c planner/*.c planner/baselines/*.c topologies/*.c \
-	                      traces/*.c experiments/*.c))
+	                      traces/*.c experiments/*.c study/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libgeotrain.a
 # cli/: the commands and the option parser, linked into the binary and the

@@ -3,7 +3,7 @@
  * command (arguments, progress bar, Ctrl-C) at the end of the file. The
  * SIGINT flag of the command is this file's one piece of global mutable
  * state. */
-#include "study.h"
+#include "study/study.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -18,7 +18,7 @@
 
 #include <math.h>
 
-#include "experiments/study.h"
+#include "study/study.h"
 #include "planner/islands.h"
 #include "cli/cli.h"
 
