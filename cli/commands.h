@@ -12,6 +12,6 @@ int cmd_plan_check(int argc, char **argv);   /* cli/cmd_plan_check.c */
 int cmd_plan(int argc, char **argv);         /* cli/cmd_plan.c */
 int cmd_simulate(int argc, char **argv);     /* cli/cmd_simulate.c */
 int cmd_compare(int argc, char **argv);      /* cli/cmd_compare.c */
-int cmd_study(int argc, char **argv);        /* experiments/study.c (moving to cli/) */
+int cmd_study(int argc, char **argv);        /* cli/cmd_study.c */
 
 #endif
