@@ -20,7 +20,6 @@
  * flag is this command's one piece of global mutable state. */
 #include <jansson.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +32,7 @@
 #include "planner/planner_run.h"
 #include "sim/atomic_file.h"
 #include "cli/cli.h"
+#include "cli/signals.h"
 #include "sim/jsonio.h"
 #include "sim/simulator.h"
 
@@ -92,40 +92,6 @@ typedef struct cmp_opts {
     int wan_policy;
     volatile int *stop;        /* the signal that asked to stop, 0 = none */
 } cmp_opts;
-
-/* --- signals -------------------------------------------------------------- */
-
-static volatile int g_stop;
-
-/* The first signal asks the planners to stop; a second one ends the process
- * the default way, after removing the temporary file of an atomic write in
- * progress (signal() and raise() are async-signal-safe). */
-static void on_signal(int sig)
-{
-    if (g_stop) {
-        atomic_cleanup_on_signal();
-        signal(sig, SIG_DFL);
-        raise(sig);
-        return;
-    }
-    g_stop = sig;
-}
-
-static void catch_signals(struct sigaction old[2])
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old[0]);
-    sigaction(SIGTERM, &sa, &old[1]);
-}
-
-static void restore_signals(const struct sigaction old[2])
-{
-    sigaction(SIGINT, &old[0], NULL);
-    sigaction(SIGTERM, &old[1], NULL);
-}
 
 /* --- arguments ------------------------------------------------------------ */
 
@@ -666,14 +632,12 @@ static long run_all(row *rows, int n, const topology *t, const job *j, const cmp
 static int compare_rows(row *rows, int n, const topology *t, const job *j, cmp_opts *co,
                         objective *ob)
 {
-    struct sigaction old[2];
-    g_stop = 0;
-    co->stop = &g_stop;
-    catch_signals(old);
+    cli_signals sig;
+    co->stop = cli_signals_catch(&sig);
     report rp = {t, j, co, ob, rows, n, -1, (double)j->batch * j->seq, 0,
                  (long)n * co->seeds, false};
     rp.done = run_all(rows, n, t, j, co);
-    rp.interrupted = g_stop != 0;
+    rp.interrupted = cli_signals_caught() != 0;
     rp.best = finish_rows(rows, n, ob);
     int rc = write_outputs(&rp);
     bool any = false;
@@ -684,9 +648,9 @@ static int compare_rows(row *rows, int n, const topology *t, const job *j, cmp_o
         fprintf(stderr, "error: no planner produced a feasible plan (see the rows)\n");
         rc = EXIT_INPUT;
     }
-    restore_signals(old);
+    cli_signals_restore(&sig);
     /* a signal during the writing leaves whole files, but was still a request to stop */
-    return g_stop && !rc ? 128 + g_stop : rc;
+    return cli_signals_caught() && !rc ? cli_signals_exit_code() : rc;
 }
 
 int cmd_compare(int argc, char **argv)

@@ -3,11 +3,9 @@
  * planner's figure: simulated for memetic and exact), "estimate" and
  * "simulated" blocks; with --objective pareto (memetic, exact) a front: a
  * JSON of plans and a CSV beside it. On a terminal a progress line runs on
- * stderr; at the end a summary of the plan goes to stdout. Ctrl-C writes the
- * best plan so far and exits 130. The SIGINT flag is this program's one
- * piece of global mutable state. */
+ * stderr; at the end a summary of the plan goes to stdout. SIGINT/SIGTERM
+ * (cli/signals.h) write the best plan so far and exit 128 + signal. */
 #include <jansson.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,19 +21,10 @@
 #include "planner/planner.h"
 #include "sim/atomic_file.h"
 #include "cli/cli.h"
+#include "cli/signals.h"
 #include "sim/estimator.h"
 #include "sim/jsonio.h"
 #include "sim/simulator.h"
-
-#define EXIT_INTERRUPTED 130
-
-static volatile int g_stop;
-
-static void on_sigint(int sig)
-{
-    (void)sig;
-    g_stop = 1;
-}
 
 static const char HELP[] =
     "usage: geotrain plan -t TOPO -m MODEL [JOB] [--planner NAME] [--objective OBJ]\n"
@@ -57,7 +46,9 @@ static const char HELP[] =
     "                     process (build with make MPI=1). Objectives time, energy,\n"
     "                     weighted, carbon, cost\n"
     "  --migrate-every G  generations between migrations (default 10)\n"
-    "  -o, --output PLAN  where to write the plan\n\n%s\n"
+    "  -o, --output PLAN  where to write the plan\n\n"
+    "Ctrl-C (or SIGTERM) stops the search: the best plan so far is written and the\n"
+    "exit code is 130 (143 for SIGTERM). A second signal ends at once.\n\n%s\n"
     "example:\n"
     "  geotrain plan -t topologies/pools/world-hetero.json -m gpt3-xl --batch 1024 \\\n"
     "      --objective time -o p.json\n"
@@ -358,13 +349,13 @@ static int run_front(const topology *t, const job *j, const planner_opts *o, con
     else
         return cli_usage_error("plan", "--objective pareto needs --planner memetic or exact");
     if (rc)
-        return g_stop ? EXIT_INTERRUPTED : cli_input_error(&e);
+        return cli_signals_caught() ? cli_signals_exit_code() : cli_input_error(&e);
     for (int i = 0; i < f.n; i++)
         printf("  %2d: %.6g s  %.6g J  (estimated %.6g s, %.6g J), %d GPUs\n", i, f.sim[i].time_s,
                f.sim[i].energy_j, f.est[i].time_s, f.est[i].energy_j, plan_gpus_used(&f.plans[i]));
     rc = write_front(t, j, &f, name, out, &e) ? cli_input_error(&e) : EXIT_OK;
     pareto_front_free(&f);
-    return g_stop && rc == EXIT_OK ? EXIT_INTERRUPTED : rc;
+    return cli_signals_caught() && rc == EXIT_OK ? cli_signals_exit_code() : rc;
 }
 
 /* --- the command ------------------------------------------------------------------------ */
@@ -382,7 +373,7 @@ static int write_plan(const topology *t, const job *j, plan *p, const objective 
     if (rc == EXIT_OK)
         print_summary(t, p, &ev, obj, st, out);
     plan_free(p);
-    return g_stop && rc == EXIT_OK ? EXIT_INTERRUPTED : rc;
+    return cli_signals_caught() && rc == EXIT_OK ? cli_signals_exit_code() : rc;
 }
 
 static int run_single(const topology *t, const job *j, const planner_def *pd,
@@ -394,9 +385,9 @@ static int run_single(const topology *t, const job *j, const planner_def *pd,
     memset(&st, 0, sizeof st);
     e.msg[0] = '\0';
     if (pd->run(t, j, o, &p, &st, &e)) {
-        if (g_stop) {
+        if (cli_signals_caught()) {
             fprintf(stderr, "interrupted before any plan was found\n");
-            return EXIT_INTERRUPTED;
+            return cli_signals_exit_code();
         }
         return cli_input_error(&e);
     }
@@ -419,14 +410,14 @@ static int run_islands(const topology *t, const job *j, const plan_args *a,
                                        "was built without MPI (make MPI=1)", par.foreign_size);
     }
     island_cfg ic = {(int)a->islands, (int)a->migrate_every, 0, 0, o->generations,
-                     o->budget_s, &g_stop};
+                     o->budget_s, o->stop};
     plan p;
     planner_stats st;
     island_report rep;
     memset(&st, 0, sizeof st);
     int rc = memetic_islands(&par, t, j, o, memetic_config(a->planner), &ic, &p, &st, &rep, &e);
     if (rc) {
-        rc = g_stop ? EXIT_INTERRUPTED : cli_input_error(&e);
+        rc = cli_signals_caught() ? cli_signals_exit_code() : cli_input_error(&e);
     } else if (rep.have_plan) {
         rc = write_plan(t, j, &p, obj, &st, a->out);
     }
@@ -455,12 +446,9 @@ int cmd_plan(int argc, char **argv)
     if (cli_load_topology(&a.c, &t, &e))
         return cli_input_error(&e);
     planner_opts o = {a.objective, (uint64_t)a.seed, a.budget_s, (int)a.generations,
-                      (int)a.threads, isatty(STDERR_FILENO) != 0, 0, &g_stop};
-    struct sigaction sa, old;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old);
+                      (int)a.threads, isatty(STDERR_FILENO) != 0, 0, NULL};
+    cli_signals sig;
+    o.stop = cli_signals_catch(&sig);
     if (a.islands && (obj.kind == OBJ_PARETO || objective_needs_fastest(&obj))) {
         topo_free(&t);
         return cli_usage_error("plan", "--islands supports the objectives time, energy, "
@@ -472,7 +460,7 @@ int cmd_plan(int argc, char **argv)
         rc = run_front(&t, &j, &o, pd->name, a.out);
     else
         rc = run_single(&t, &j, pd, &o, &obj, a.out);
-    sigaction(SIGINT, &old, NULL);
+    cli_signals_restore(&sig);
     topo_free(&t);
     return rc;
 }

@@ -2,27 +2,19 @@
  * command line, the progress line, SIGINT, and the summary; the study itself
  * is study/study.c (study_run). */
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "cli/signals.h"
 #include "cli/commands.h"
 #include "cli/topogen_options.h"
 #include "planner/objective.h"
 #include "planner/planner_run.h"
 #include "sim/simulator.h"
 #include "study/study.h"
-
-static volatile int g_stop;
-
-static void on_sigint(int sig)
-{
-    (void)sig;
-    g_stop = 1;
-}
 
 static const char HELP[] =
     "usage: geotrain study [--topologies N] [TOPO GEN OPTIONS] [--planners all|a,b,c]\n"
@@ -55,6 +47,9 @@ static const char HELP[] =
     "  --write-topologies DIR  also write DIR/topology-NNNN.json (NNNN = index)\n"
     "  --no-progress         no progress output\n"
     "  -o, --output FILE     the CSV (required; appended to, see above)\n\n"
+    "Ctrl-C (or SIGTERM) stops after the running run (its row is dropped): the rows\n"
+    "done stay in FILE, resumable; exit 130 (143 for SIGTERM). A second signal ends\n"
+    "at once.\n\n"
     "Topology options (as `geotrain topo gen --help`; --seed S is topology 0's seed,\n"
     "default 1): --sites N --gpus N --gpus-dist D --mix SPEC --mix-per node|site\n"
     "  --node-size K --nic-gbps X --regions LIST --bw-scale F --bw-jitter F\n"
@@ -304,7 +299,7 @@ static int report(const study_spec *sp, const study_summary *sum, int rc, const 
     if (sum->interrupted || !sum->complete) {
         fprintf(stderr, "study: interrupted: %ld of %ld runs are in %s; run the same command "
                         "again to resume\n", sum->skipped + sum->ran, sum->total, sp->out);
-        return 130;
+        return cli_signals_exit_code();
     }
     printf("%s: %ld runs (%ld new: %ld ok, %ld without a plan)%s%s\n", sp->out, sum->total,
            sum->ran, sum->ok, sum->ran - sum->ok,
@@ -313,7 +308,7 @@ static int report(const study_spec *sp, const study_summary *sum, int rc, const 
     return EXIT_OK;
 }
 
-static int run_study(study_args *a, const gt_par *par)
+static int run_study(study_args *a, const gt_par *par, volatile int *stop)
 {
     topogen_data d;
     gt_err e;
@@ -334,12 +329,12 @@ static int run_study(study_args *a, const gt_par *par)
         bar b = {par->rank == 0 && isatty(STDERR_FILENO), 0, -1};
         study_spec sp = {a->topo, (int)a->ntopos, sel, np, jobs, nj, (int)a->seeds,
                          (uint64_t)a->first_seed, a->objective, a->budget_s, (int)a->generations,
-                         (int)a->threads, a->out, a->topo_dir, &g_stop,
+                         (int)a->threads, a->out, a->topo_dir, stop,
                          a->quiet ? NULL : show_progress, &b, par};
         study_summary sum;
         rc = study_run(&sp, &sum, &e);
         rc = par->rank == 0 ? report(&sp, &sum, rc, &e) : rc ? EXIT_INPUT
-                                                             : sum.complete ? EXIT_OK : 130;
+                                                             : sum.complete ? EXIT_OK : cli_signals_exit_code();
     }
     free(sel);
     free(jobs);
@@ -375,13 +370,10 @@ int cmd_study(int argc, char **argv)
                         : cli_usage_error("study", "started by mpirun with %d ranks, but this "
                                           "geotrain was built without MPI (make MPI=1)",
                                           par.foreign_size);
-    struct sigaction sa, old;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
-    sa.sa_flags = SA_RESETHAND; /* a second Ctrl-C ends the process */
-    sigaction(SIGINT, &sa, &old);
-    rc = run_study(&a, &par);
-    sigaction(SIGINT, &old, NULL);
+    cli_signals sig;
+    volatile int *stop = cli_signals_catch(&sig);
+    rc = run_study(&a, &par, stop);
+    cli_signals_restore(&sig);
     gt_par_end(&par);
     return rc;
 }
