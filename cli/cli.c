@@ -9,7 +9,7 @@
 #include <string.h>
 
 const char CLI_JOB_HELP[] =
-    "Job (DESIGN 3.3):\n"
+    "Job (docs/models.md, Job):\n"
     "  -m, --model MODEL      catalog id (gpt3-xl, llama2-7b, ...) or a model JSON file\n"
     "  --batch B              global batch in sequences (default 1024)\n"
     "  --microbatch b         microbatch size for planners (default 1)\n"

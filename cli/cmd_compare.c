@@ -1,7 +1,7 @@
 /* cmd_compare.c — `geotrain compare`: run planners on one topology and job,
  * replay every plan in the simulator (simulate_plan, the referee) and
  * tabulate iteration time, joules, carbon, planning time and the objective,
- * each row relative to the best baseline (DESIGN 11).
+ * each row relative to the best baseline (docs/cli.md, Outputs).
  *
  * With --seeds N every planner runs with seeds S..S+N-1 (S = --seed, default
  * 1) and a row reports the mean, with min and max of the iteration time and

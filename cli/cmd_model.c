@@ -13,9 +13,10 @@
 
 static const char HELP[] =
     "usage: geotrain model show MODEL [JOB] [--json]\n\n"
-    "Print what the cost model (DESIGN 4) says about a model and job: parameters\n"
-    "(per layer, embedding, head, total vs published), FLOPs per iteration,\n"
-    "training state and activation memory, activation and gradient transfer sizes.\n\n"
+    "Print what the cost model (docs/models.md, Cost) says about a model and job:\n"
+    "parameters (per layer, embedding, head, total vs published), FLOPs per\n"
+    "iteration, training state and activation memory, activation and gradient\n"
+    "transfer sizes.\n\n"
     "  --json        machine-readable output (keys params, flops_per_iteration, ...)\n\n"
     "%s\n"
     "example: geotrain model show gpt3-xl --batch 1024 --seq 2048 --recompute full\n";

@@ -1,6 +1,6 @@
 /* cmd_plan.c — `geotrain plan`: run a planner and write the plan file
- * (DESIGN 11). The file is plan_to_json() plus "objective_value" (the
- * planner's figure: simulated for memetic and exact), "estimate" and
+ * (docs/formats.md, Plan). The file is plan_to_json() plus "objective_value"
+ * (the planner's figure: simulated for memetic and exact), "estimate" and
  * "simulated" blocks; with --objective pareto (memetic, exact) a front: a
  * JSON of plans and a CSV beside it. On a terminal a progress line runs on
  * stderr; at the end a summary of the plan goes to stdout. SIGINT/SIGTERM
@@ -31,8 +31,8 @@ static const char HELP[] =
     "                     [--seed S] [--budget-s SEC | --generations N] [--threads N]\n"
     "                     -o PLAN\n\n"
     "Choose GPUs, pipeline shape, placement, layer cuts, microbatches, schedule and\n"
-    "gradient sync for a training job, and write the plan (DESIGN 3.4) with its\n"
-    "objective value, the estimator's and the simulator's figures.\n\n"
+    "gradient sync for a training job, and write the plan (docs/formats.md, Plan)\n"
+    "with its objective value, the estimator's and the simulator's figures.\n\n"
     "  --planner NAME     memetic (default), exact, an ablation or a baseline (below)\n"
     "  --objective OBJ    time (default), energy, weighted:W, energy-within:X, carbon,\n"
     "                     cost, pareto (memetic, exact: -o front.json + front.csv)\n"

@@ -10,10 +10,11 @@
 
 static const char HELP[] =
     "usage: geotrain plan check -t TOPO -m MODEL [JOB] PLAN\n\n"
-    "Check that a plan (DESIGN 3.4) runs on a topology and job: every GPU exists\n"
-    "and is used at most once, every pipeline covers every layer exactly once,\n"
-    "tensor-parallel GPUs share a node, microbatches x microbatch_size = batch,\n"
-    "and every GPU's memory fits. Exit 0 and a summary, or 1 with the reason.\n\n%s";
+    "Check that a plan (docs/formats.md, Plan) runs on a topology and job: every\n"
+    "GPU exists and is used at most once, every pipeline covers every layer exactly\n"
+    "once, tensor-parallel GPUs share a node, microbatches x microbatch_size =\n"
+    "batch, and every GPU's memory fits. Exit 0 and a summary, or 1 with the\n"
+    "reason.\n\n%s";
 
 int cmd_plan_check(int argc, char **argv)
 {

@@ -1,4 +1,4 @@
-/* cmd_simulate.c — `geotrain simulate`: replay a plan and report (DESIGN 11). */
+/* cmd_simulate.c — `geotrain simulate`: replay a plan and report (docs/cli.md, Outputs). */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +20,8 @@ static const char HELP[] =
     "links max-min fairly, gradient sync, optimizer. Prints iteration time,\n"
     "joules, utilisation and the estimator's figure with the gap.\n\n"
     "Outputs:\n"
-    "  --json FILE|-          report as JSON (stable keys, DESIGN 11); '-' = stdout\n"
+    "  --json FILE|-          report as JSON (stable keys: docs/cli.md, Outputs);\n"
+    "                         '-' = stdout\n"
     "  --csv FILE             one row per GPU\n"
     "  --timeline FILE.json.gz  Chrome trace events (open in ui.perfetto.dev)\n"
     "Network:\n"

@@ -17,8 +17,9 @@
 static const char GEN_HELP[] =
     "usage: geotrain topo gen [options] -o FILE\n"
     "\n"
-    "Generate a topology (DESIGN 3.2) on real cloud regions. Sites are regions\n"
-    "picked at random from topologies/regions.csv (43 AWS, GCP and Azure regions).\n"
+    "Generate a topology (format: docs/formats.md, Topology) on real cloud regions.\n"
+    "Sites are regions picked at random from topologies/regions.csv (43 AWS, GCP\n"
+    "and Azure regions).\n"
     "Between two regions the WAN is the published measurement where there is one\n"
     "(topologies/wan_measured.csv: Skyplane ping RTT / 2 and iperf3 throughput per\n"
     "direction), else a fit on great-circle distance made on those measurements\n"
