@@ -31,7 +31,7 @@ topo_of() {
 # drop the fields that measure the machine, not the model
 scrub() {
     sed -e 's/"plan_time_s": *[-0-9.e+]*/"plan_time_s": T/' \
-        -e "/\"note\"/s/search [0-9.]* s, //" -e "/\"note\"/s/ replayed in [0-9.]* s//" \
+        -e "/\"note\"/s/search [0-9.]* s, //" -e "/\"note\"/s/ replayed in [0-9.]* s/ replayed/" \
         -e '/"version":/d' -e '/"commit":/d' -e '/"command":/d' \
         -e '/"crc32":/d' "$1"
 }
