@@ -50,7 +50,7 @@ BENCH_SRC:= $(sort $(wildcard tests/bench_*.c))
 BENCH_BIN:= $(BENCH_SRC:tests/%.c=$(BUILD)/tests/%)
 DEPS_OK  := $(BUILD)/.deps-ok
 
-.PHONY: all deps test test-unit test-asan test-clang test-mpi test-mpi-if-built build-asan/geotrain-asan-tests bench experiments plots install clean memcheck fuzz
+.PHONY: FORCE all deps test test-unit test-asan test-clang test-mpi test-mpi-if-built build-asan/geotrain-asan-tests bench experiments plots install clean memcheck fuzz
 
 all: $(BIN)
 
@@ -67,6 +67,22 @@ $(BUILD)/%.o: %.c | $(DEPS_OK)
 $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
+
+# `geotrain --version`: VERSION, the git commit (only when this folder is the
+# top of a git work tree, else "unknown": a tarball) and the build flags. They
+# reach cli/version.c alone, through a stamp rewritten only when they change.
+GT_VERSION := $(shell cat VERSION 2>/dev/null || echo unknown)
+GT_COMMIT  := $(shell [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ] && \
+                c=$$(git rev-parse --short=12 HEAD 2>/dev/null) && \
+                { git diff --quiet HEAD -- 2>/dev/null || c=$$c-dirty; echo $$c; } || echo unknown)
+GT_FLAGS   := $(strip $(CC) $(OPT) $(EXTRA_CFLAGS)$(if $(filter 1,$(MPI)), MPI=1))
+$(BUILD)/cli/version.o: CFLAGS += -DGT_VERSION='"$(GT_VERSION)"' -DGT_COMMIT='"$(GT_COMMIT)"' \
+                                  -DGT_BUILD_FLAGS='"$(GT_FLAGS)"'
+$(BUILD)/cli/version.o: $(BUILD)/version.stamp
+$(BUILD)/version.stamp: FORCE | $(DEPS_OK)
+	@echo '$(GT_VERSION) $(GT_COMMIT) $(GT_FLAGS)' | cmp -s - $@ || \
+	    echo '$(GT_VERSION) $(GT_COMMIT) $(GT_FLAGS)' > $@
+FORCE:
 
 $(CLI_LIB): $(CLI_SRC:%.c=$(BUILD)/%.o)
 	@rm -f $@

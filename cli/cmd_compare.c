@@ -153,6 +153,8 @@ static int take_option(cmp_opts *o, int argc, char **argv, int *i)
 /* The planners to run, in registry order for `all`, else as listed. */
 static int select_planners(const char *spec, int ngpus, const planner_def ***out, int *n)
 {
+    if (strcmp(spec, "all") && cli_check_list("compare", "--planners", spec))
+        return EXIT_USAGE;
     int total;
     const planner_def *all = planner_all(&total);
     const planner_def **sel = calloc((size_t)total + 1, sizeof *sel);
@@ -601,8 +603,7 @@ static int parse_args(int argc, char **argv, cli_common *c, cmp_opts *co, bool *
         if (r < 0)
             return EXIT_USAGE;
         if (!r)
-            return cli_usage_error(c->cmd, "unknown %s '%s'",
-                                   argv[i][0] == '-' ? "option" : "argument", argv[i]);
+            return cli_unknown(c->cmd, argv[i], HELP);
     }
     if (!c->topo_path || !c->model_arg)
         return cli_usage_error(c->cmd, "need -t TOPO and -m MODEL");

@@ -87,7 +87,7 @@ int cmd_model_show(int argc, char **argv)
         if (!strcmp(argv[i], "--json"))
             as_json = 1;
         else if (argv[i][0] == '-')
-            return cli_usage_error(c.cmd, "unknown option '%s'", argv[i]);
+            return cli_unknown(c.cmd, argv[i], HELP);
         else if (!c.model_arg)
             c.model_arg = argv[i];
         else

@@ -127,7 +127,7 @@ static int parse_args(plan_args *a, int argc, char **argv)
             return EXIT_OK;
         }
         if (!takes_value(argv[i]))
-            return cli_usage_error("plan", "unknown option or argument '%s'", argv[i]);
+            return cli_unknown("plan", argv[i], HELP);
         if (parse_opt(a, argc, argv, &i))
             return EXIT_USAGE;
     }

@@ -32,7 +32,7 @@ int cmd_plan_check(int argc, char **argv)
             return EXIT_OK;
         }
         if (argv[i][0] == '-')
-            return cli_usage_error(c.cmd, "unknown option '%s'", argv[i]);
+            return cli_unknown(c.cmd, argv[i], HELP);
         if (plan_path)
             return cli_usage_error(c.cmd, "unexpected argument '%s'", argv[i]);
         plan_path = argv[i];

@@ -105,7 +105,7 @@ static int parse_option(sim_args *a, int argc, char **argv, int *i)
         else if (!strcmp(v, "temporal")) a->o.wan_policy = WAN_TEMPORAL;
         else return cli_usage_error("simulate", "--wan-policy expects fair or temporal, got '%s'", v);
     } else {
-        return cli_usage_error("simulate", "unknown option '%s'", arg);
+        return cli_unknown("simulate", arg, HELP);
     }
 #undef VALUE
     return 0;

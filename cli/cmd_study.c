@@ -136,8 +136,7 @@ static int parse_args(study_args *a, int argc, char **argv, bool *help)
         if (r < 0)
             return EXIT_USAGE;
         if (!r)
-            return cli_usage_error("study", "unknown %s '%s'", arg[0] == '-' ? "option" : "argument",
-                                   arg);
+            return cli_unknown("study", arg, HELP);
     }
     if (!a->out)
         return cli_usage_error("study", "no output file (-o FILE.csv)");
@@ -150,6 +149,8 @@ static int parse_args(study_args *a, int argc, char **argv, bool *help)
 /* The planners to run, as listed (or `all` minus exact). */
 static int select_planners(const char *spec, const planner_def ***out, int *n)
 {
+    if (strcmp(spec, "all") && cli_check_list("study", "--planners", spec))
+        return EXIT_USAGE;
     int total;
     const planner_def *all = planner_all(&total);
     const planner_def **sel = calloc((size_t)total + 1, sizeof *sel);
@@ -187,6 +188,9 @@ static int select_planners(const char *spec, const planner_def ***out, int *n)
 /* Jobs = models x batches. */
 static int make_jobs(const study_args *a, job **out, int *n)
 {
+    if ((a->models && cli_check_list("study", "--model", a->models)) ||
+        (a->batches && cli_check_list("study", "--batch", a->batches)))
+        return EXIT_USAGE;
     char mb[1024], bb[1024];
     snprintf(mb, sizeof mb, "%s", a->models ? a->models : "gpt3-xl");
     snprintf(bb, sizeof bb, "%s", a->batches ? a->batches : a->models ? "" : "64");

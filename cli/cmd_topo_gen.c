@@ -104,8 +104,7 @@ static int parse_args(gen_cli *c, int argc, char **argv)
             if (rc < 0)
                 return -1;
         } else {
-            cli_usage_error("topo gen", a[0] == '-' ? "unknown option '%s'"
-                                                    : "unexpected argument '%s'", a);
+            cli_unknown("topo gen", a, GEN_HELP);
             return -1;
         }
     }

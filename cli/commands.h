@@ -13,5 +13,6 @@ int cmd_plan(int argc, char **argv);         /* cli/cmd_plan.c */
 int cmd_simulate(int argc, char **argv);     /* cli/cmd_simulate.c */
 int cmd_compare(int argc, char **argv);      /* cli/cmd_compare.c */
 int cmd_study(int argc, char **argv);        /* cli/cmd_study.c */
+int cmd_version(int argc, char **argv);      /* cli/version.c (also --version) */
 
 #endif

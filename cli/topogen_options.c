@@ -61,6 +61,8 @@ static int set_option(topogen_opts *o, const char *cmd, const gen_opt *g, const 
     long x;
     switch (g->kind) {
     case GO_TEXT:
+        if (!strcmp(g->name, "--regions") && cli_check_list(cmd, g->name, v))
+            return -1;
         return set_text(cmd, g, v, field);
     case GO_DOUBLE:
         return cli_double(cmd, g->name, v, g->lo, g->hi, (double *)(void *)field);
