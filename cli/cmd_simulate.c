@@ -7,6 +7,7 @@
 #include "sim/atomic_file.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/version.h"
 #include "sim/jsonio.h"
 #include "sim/prefill.h"
 #include "sim/report.h"
@@ -22,8 +23,9 @@ static const char HELP[] =
     "Outputs:\n"
     "  --json FILE|-          report as JSON (stable keys: docs/cli.md, Outputs);\n"
     "                         '-' = stdout\n"
-    "  --csv FILE             one row per GPU\n"
-    "  --timeline FILE.json.gz  Chrome trace events (open in ui.perfetto.dev)\n"
+    "  --csv FILE|-           one row per GPU\n"
+    "  --timeline FILE       Chrome trace events (open in ui.perfetto.dev); gzip when\n"
+    "                         FILE ends in .gz, plain JSON otherwise\n"
     "Network:\n"
     "  --wan-policy fair|temporal  WAN sharing (default: per link, fair)\n"
     "  --tcp-connections K    TCP connections per WAN transfer (default: topology)\n"
@@ -111,6 +113,17 @@ static int parse_option(sim_args *a, int argc, char **argv, int *i)
     return 0;
 }
 
+enum { SIM_INPUTS = 7 };
+
+/* The files this run reads (catalog ids and unset options are NULL or not files). */
+static int sim_inputs(const sim_args *a, const char *ins[SIM_INPUTS])
+{
+    const char *v[SIM_INPUTS] = {a->c.topo_path, a->c.model_arg, a->plan, a->c.profile_path,
+                                 a->o.avail_trace, a->mix, a->prefill};
+    memcpy(ins, v, sizeof v);
+    return SIM_INPUTS;
+}
+
 static int parse_args(sim_args *a, int argc, char **argv)
 {
     memset(a, 0, sizeof *a);
@@ -136,6 +149,9 @@ static int parse_args(sim_args *a, int argc, char **argv)
                                            "need --prefill MODEL");
     if (a->c.iterations > 0)
         a->o.iterations = (int)a->c.iterations;
+    const char *outs[3] = {a->json, a->csv, a->timeline}, *ins[SIM_INPUTS];
+    if (cli_check_outputs("simulate", outs, 3, ins, sim_inputs(a, ins)))
+        return EXIT_USAGE;
     return 0;
 }
 
@@ -168,6 +184,8 @@ static int write_outputs(const sim_args *a, const topology *t, const job *j, con
         json_object_set_new(root, "prefill", prefill_json(pf, a->prefill));
         json_object_set_new(root, "utilization_with_prefill", json_real(pf->util_after));
     }
+    const char *ins[SIM_INPUTS];
+    cli_add_provenance(root, ins, sim_inputs(a, ins));
     int rc = 0;
     if (a->json)
         rc = json_write_atomic(root, a->json, e);
@@ -178,7 +196,9 @@ static int write_outputs(const sim_args *a, const topology *t, const job *j, con
     }
     if (!rc && a->timeline)
         rc = timeline_write(a->timeline, t, d, pf, e);
-    if (!rc && !(a->json && !strcmp(a->json, "-"))) {
+    bool to_stdout = (a->json && !strcmp(a->json, "-")) || (a->csv && !strcmp(a->csv, "-")) ||
+                     (a->timeline && !strcmp(a->timeline, "-"));
+    if (!rc && !to_stdout) {    /* '-' gives stdout to that one output */
         report_human(stdout, t, j, p, d);
         if (pf)
             printf("\nBubbleTea prefill (%s): %.0f tokens/s, %.2f requests/s on %d of %d GPUs; "

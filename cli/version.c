@@ -124,6 +124,11 @@ json_t *cli_provenance(const char *const *inputs, int n)
     return o;
 }
 
+void cli_add_provenance(json_t *root, const char *const *inputs, int n)
+{
+    json_object_set_new(root, "provenance", cli_provenance(inputs, n));
+}
+
 int cmd_version(int argc, char **argv)
 {
     (void)argv;

@@ -23,6 +23,9 @@ const char *cli_command_line(void);
  * 8 lowercase hex digits. New reference. */
 json_t *cli_provenance(const char *const *inputs, int n);
 
+/* root["provenance"] = cli_provenance(inputs, n), appended last. */
+void cli_add_provenance(json_t *root, const char *const *inputs, int n);
+
 /* `geotrain version` / `geotrain --version` */
 int cmd_version(int argc, char **argv);
 

@@ -1,6 +1,7 @@
 /* timeline.c — Chrome trace-event writer through zlib (timeline.h). */
 #include "timeline.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@ typedef struct tl_ctx {
     const prefill_result *pf;
     gzFile gz;
     int first;
+    const char *mode;   /* gzip for *.gz, zlib's transparent (plain) write otherwise */
 } tl_ctx;
 
 /* JSON-safe copy of a name (ids are user input). */
@@ -152,7 +154,7 @@ static int write_body(FILE *fp, void *ctx)
     int fd = dup(fileno(fp));
     if (fd < 0)
         return -1;
-    c->gz = gzdopen(fd, "wb6");
+    c->gz = gzdopen(fd, c->mode);
     if (!c->gz) {
         close(fd);
         return -1;
@@ -169,6 +171,8 @@ static int write_body(FILE *fp, void *ctx)
 int timeline_write(const char *path, const topology *t, const sim_detail *d,
                    const prefill_result *pf, gt_err *e)
 {
-    tl_ctx c = {t, d, pf, NULL, 1};
+    size_t n = strlen(path);
+    bool gz = n >= 3 && !strcmp(path + n - 3, ".gz");
+    tl_ctx c = {t, d, pf, NULL, 1, gz ? "wb6" : "wbT"};
     return atomic_write(path, write_body, &c, e);
 }

@@ -28,12 +28,17 @@ topo_of() {
         *) echo "same_outputs.sh: no topology known for $1" >&2; exit 2 ;;
     esac
 }
-# drop the fields that measure the machine, not the model
+# drop the fields that measure the machine, not the model, and the
+# "provenance" block (version, commit, command line, input checksums)
 scrub() {
-    sed -e 's/"plan_time_s": *[-0-9.e+]*/"plan_time_s": T/' \
-        -e "/\"note\"/s/search [0-9.]* s, //" -e "/\"note\"/s/ replayed in [0-9.]* s/ replayed/" \
-        -e '/"version":/d' -e '/"commit":/d' -e '/"command":/d' \
-        -e '/"crc32":/d' "$1"
+    python3 -c '
+import re, sys
+s = open(sys.argv[1]).read()
+s = re.sub(r",\n  \"provenance\": \{.*?\n  \}", "", s, flags=re.S)
+s = re.sub(r"\"plan_time_s\": *[-0-9.e+]*", "\"plan_time_s\": T", s)
+s = re.sub(r"search [0-9.]* s, ", "", s)
+s = re.sub(r" replayed in [0-9.]* s", " replayed", s)
+sys.stdout.write(s)' "$1"
 }
 for p in topologies/plans/*.plan.json; do
     name=$(basename "$p" -rank-order.plan.json)
