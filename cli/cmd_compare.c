@@ -33,6 +33,7 @@
 #include "sim/atomic_file.h"
 #include "cli/cli.h"
 #include "cli/signals.h"
+#include "cli/version.h"
 #include "sim/jsonio.h"
 #include "sim/simulator.h"
 
@@ -91,6 +92,7 @@ typedef struct cmp_opts {
     bool dtfm_cost;
     int wan_policy;
     volatile int *stop;        /* the signal that asked to stop, 0 = none */
+    const char *inputs[3];     /* topology, model, profile: for the provenance */
 } cmp_opts;
 
 /* --- arguments ------------------------------------------------------------ */
@@ -574,6 +576,7 @@ static int write_outputs(const report *rp)
         print_table(rp, stdout);
     if (rp->co->json) {
         json_t *root = report_json(rp);
+        cli_add_provenance(root, rp->co->inputs, 3);
         int rc = json_write_atomic(root, rp->co->json, &e);
         json_decref(root);
         if (rc)
@@ -607,6 +610,11 @@ static int parse_args(int argc, char **argv, cli_common *c, cmp_opts *co, bool *
     }
     if (!c->topo_path || !c->model_arg)
         return cli_usage_error(c->cmd, "need -t TOPO and -m MODEL");
+    const char *ins[3] = {c->topo_path, c->model_arg, c->profile_path};
+    const char *outs[2] = {co->json, co->csv};
+    if (cli_check_outputs(c->cmd, outs, 2, ins, 3))
+        return EXIT_USAGE;
+    memcpy(co->inputs, ins, sizeof ins);
     return EXIT_OK;
 }
 

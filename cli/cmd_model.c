@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/version.h"
 #include "sim/cost.h"
 #include "sim/jsonio.h"
 
@@ -101,6 +102,8 @@ int cmd_model_show(int argc, char **argv)
         return cli_input_error(&e);
     if (as_json) {
         json_t *o = model_json(&j);
+        const char *ins[2] = {c.model_arg, c.profile_path};
+        cli_add_provenance(o, ins, 2);
         json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
         fputc('\n', stdout);
         json_decref(o);

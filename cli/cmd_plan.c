@@ -22,6 +22,7 @@
 #include "sim/atomic_file.h"
 #include "cli/cli.h"
 #include "cli/signals.h"
+#include "cli/version.h"
 #include "sim/estimator.h"
 #include "sim/jsonio.h"
 #include "sim/simulator.h"
@@ -108,6 +109,19 @@ static bool takes_value(const char *a)
     return false;
 }
 
+/* The input files of this run, for the provenance block of what it writes
+ * (set once by cmd_plan, before any search). */
+static const char *g_inputs[3];
+
+static void csv_path(const char *json_path, char *out, size_t cap)
+{
+    size_t n = strlen(json_path);
+    if (n > 5 && !strcmp(json_path + n - 5, ".json"))
+        snprintf(out, cap, "%.*s.csv", (int)(n - 5), json_path);
+    else
+        snprintf(out, cap, "%s.csv", json_path);
+}
+
 /* Returns -1 to go on, or an exit code. */
 static int parse_args(plan_args *a, int argc, char **argv)
 {
@@ -141,6 +155,13 @@ static int parse_args(plan_args *a, int argc, char **argv)
                                        "ablation), not '%s'", a->planner);
     if (!a->c.topo_path || !a->c.model_arg || !a->out)
         return cli_usage_error("plan", "need -t TOPO, -m MODEL and -o PLAN");
+    const char *ins[3] = {a->c.topo_path, a->c.model_arg, a->c.profile_path};
+    char cpath[1024];
+    csv_path(a->out, cpath, sizeof cpath);
+    const char *outs[2] = {a->out, !strcmp(a->objective, "pareto") ? cpath : NULL};
+    if (cli_check_outputs("plan", outs, 2, ins, 3))
+        return EXIT_USAGE;
+    memcpy(g_inputs, ins, sizeof ins);
     return -1;
 }
 
@@ -292,15 +313,6 @@ static int write_csv(FILE *fp, void *vctx)
     return ferror(fp) ? -1 : 0;
 }
 
-static void csv_path(const char *json_path, char *out, size_t cap)
-{
-    size_t n = strlen(json_path);
-    if (n > 5 && !strcmp(json_path + n - 5, ".json"))
-        snprintf(out, cap, "%.*s.csv", (int)(n - 5), json_path);
-    else
-        snprintf(out, cap, "%s.csv", json_path);
-}
-
 static int write_front(const topology *t, const job *j, const pareto_front *f,
                        const char *planner, const char *path, gt_err *e)
 {
@@ -323,6 +335,7 @@ static int write_front(const topology *t, const job *j, const pareto_front *f,
         json_array_append_new(arr, pj);
     }
     json_object_set_new(root, "plans", arr);
+    cli_add_provenance(root, g_inputs, 3);
     int rc = json_write_atomic(root, path, e);
     json_decref(root);
     char cpath[1024];
@@ -368,6 +381,7 @@ static int write_plan(const topology *t, const job *j, plan *p, const objective 
     evaluated ev;
     evaluate(t, j, p, &ev);
     json_t *root = plan_doc(t, j, p, &ev, st->objective_value, st->note);
+    cli_add_provenance(root, g_inputs, 3);
     int rc = json_write_atomic(root, out, &e) ? cli_input_error(&e) : EXIT_OK;
     json_decref(root);
     if (rc == EXIT_OK)

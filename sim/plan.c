@@ -10,7 +10,7 @@
 static const char *const PLAN_KEYS[] = {"planner", "objective", "schedule", "dp_sync",
                                         "microbatch_size", "pipelines", "objective_value",
                                         "estimate", "simulated", "topology", "model",
-                                        "note", "pareto_index", NULL};
+                                        "note", "pareto_index", "provenance", NULL};
 static const char *const PIPE_KEYS[] = {"microbatches", "stages", NULL};
 static const char *const STAGE_KEYS[] = {"gpus", "layers", NULL};
 
