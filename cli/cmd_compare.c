@@ -32,6 +32,7 @@
 #include "planner/planner_run.h"
 #include "sim/atomic_file.h"
 #include "cli/cli.h"
+#include "cli/progress.h"
 #include "cli/signals.h"
 #include "cli/version.h"
 #include "sim/jsonio.h"
@@ -59,6 +60,8 @@ static const char HELP[] =
     "  --json FILE|-       rows[] with planner, gpus_used, iteration_time_s, energy_j,\n"
     "                      plan_time_s, ... ('-' = standard output, no table)\n"
     "  --csv FILE|-        the same rows as CSV\n"
+    "  -q, --quiet         no progress on stderr (by default a line per run, on a\n"
+    "                      non-terminal at most every 5 s, with an ETA)\n"
     "  --dtfm-cost         add DT-FM's native cost (DataPCost + 2 PipelinePCost) of\n"
     "                      every plan that is a grid of single-GPU stages\n"
     "  --wan-policy P      WAN sharing in the replay (default: as the topology says)\n\n"
@@ -89,7 +92,7 @@ typedef struct cmp_opts {
     const char *planners, *objective, *json, *csv;
     long seeds, seed, threads;
     double budget_s;
-    bool dtfm_cost;
+    bool dtfm_cost, quiet;
     int wan_policy;
     volatile int *stop;        /* the signal that asked to stop, 0 = none */
     const char *inputs[3];     /* topology, model, profile: for the provenance */
@@ -123,6 +126,10 @@ static int take_option(cmp_opts *o, int argc, char **argv, int *i)
         return cli_value(cmd, argc, argv, i, &o->json) ? -1 : 1;
     if (!strcmp(a, "--csv"))
         return cli_value(cmd, argc, argv, i, &o->csv) ? -1 : 1;
+    if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+        o->quiet = true;
+        return 1;
+    }
     if (!strcmp(a, "--dtfm-cost")) {
         o->dtfm_cost = true;
         return 1;
@@ -214,17 +221,6 @@ static bool run_one(const planner_def *d, const topology *t, const job *j, const
         r->run.gpus = r->run.sim.gpus_used;
     plan_free(&p);
     return !(r->run.stopped && r->run.status == PLANNER_RUN_INFEASIBLE);
-}
-
-static void progress(bool on, int i, int n, const char *name, long s, long seeds)
-{
-    if (!on)
-        return;
-    if (seeds > 1)
-        fprintf(stderr, "\rcompare: [%d/%d] %-18s seed %ld/%ld   ", i + 1, n, name, s + 1, seeds);
-    else
-        fprintf(stderr, "\rcompare: [%d/%d] %-18s            ", i + 1, n, name);
-    fflush(stderr);
 }
 
 /* --- aggregation ----------------------------------------------------------- */
@@ -621,19 +617,26 @@ static int parse_args(int argc, char **argv, cli_common *c, cmp_opts *co, bool *
 /* Every planner with every seed, until done or stopped; the runs kept. */
 static long run_all(row *rows, int n, const topology *t, const job *j, const cmp_opts *co)
 {
-    bool tty = isatty(STDERR_FILENO);
+    cli_progress pr;
+    cli_progress_init(&pr, !co->quiet);
     long done = 0;
     for (int i = 0; i < n && !*co->stop; i++)
         for (long s = 0; s < co->seeds && !*co->stop; s++) {
-            progress(tty, i, n, rows[i].def->name, s, co->seeds);
+            char what[64];
+            if (co->seeds > 1)
+                snprintf(what, sizeof what, "%s seed %ld/%ld", rows[i].def->name, s + 1,
+                         co->seeds);
+            else
+                snprintf(what, sizeof what, "%s", rows[i].def->name);
+            cli_progress_show(&pr, "compare", what, (long)i * co->seeds + s,
+                              (long)n * co->seeds);
             row *rw = &rows[i];
             if (run_one(rw->def, t, j, co, co->seed + s, &rw->runs[rw->nruns])) {
                 rw->nruns++;
                 done++;
             }
         }
-    if (tty)
-        fprintf(stderr, "\r%60s\r", "");
+    cli_progress_end(&pr);
     return done;
 }
 

@@ -2,8 +2,8 @@
  * (docs/formats.md, Plan). The file is plan_to_json() plus "objective_value"
  * (the planner's figure: simulated for memetic and exact), "estimate" and
  * "simulated" blocks; with --objective pareto (memetic, exact) a front: a
- * JSON of plans and a CSV beside it. On a terminal a progress line runs on
- * stderr; at the end a summary of the plan goes to stdout. SIGINT/SIGTERM
+ * JSON of plans and a CSV beside it. Progress goes to stderr (docs/cli.md);
+ * at the end a summary of the plan goes to stdout. SIGINT/SIGTERM
  * (cli/signals.h) write the best plan so far and exit 128 + signal. */
 #include <jansson.h>
 #include <stdio.h>
@@ -47,7 +47,9 @@ static const char HELP[] =
     "                     process (build with make MPI=1). Objectives time, energy,\n"
     "                     weighted, carbon, cost\n"
     "  --migrate-every G  generations between migrations (default 10)\n"
-    "  -o, --output PLAN  where to write the plan\n\n"
+    "  -o, --output PLAN  where to write the plan\n"
+    "  -q, --quiet        no progress on stderr (a line that redraws itself on a\n"
+    "                     terminal, else a plain line every 5 s with the time left)\n\n"
     "Ctrl-C (or SIGTERM) stops the search: the best plan so far is written and the\n"
     "exit code is 130 (143 for SIGTERM). A second signal ends at once.\n\n%s\n"
     "example:\n"
@@ -61,6 +63,7 @@ typedef struct plan_args {
     const char *planner, *objective, *out;
     long seed, generations, threads, microbatch, islands, migrate_every;
     double budget_s;
+    bool quiet;
 } plan_args;
 
 static void print_help(void)
@@ -139,6 +142,10 @@ static int parse_args(plan_args *a, int argc, char **argv)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             print_help();
             return EXIT_OK;
+        }
+        if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
+            a->quiet = true;
+            continue;
         }
         if (!takes_value(argv[i]))
             return cli_unknown("plan", argv[i], HELP);
@@ -460,7 +467,8 @@ int cmd_plan(int argc, char **argv)
     if (cli_load_topology(&a.c, &t, &e))
         return cli_input_error(&e);
     planner_opts o = {a.objective, (uint64_t)a.seed, a.budget_s, (int)a.generations,
-                      (int)a.threads, isatty(STDERR_FILENO) != 0, 0, NULL};
+                      (int)a.threads, !a.quiet, 0, NULL,
+                      !isatty(STDERR_FILENO)};
     cli_signals sig;
     o.stop = cli_signals_catch(&sig);
     if (a.islands && (obj.kind == OBJ_PARETO || objective_needs_fastest(&obj))) {

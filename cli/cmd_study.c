@@ -45,7 +45,7 @@ static const char HELP[] =
     "  --generations G       generation budget per planner run (0 = planner default)\n"
     "  --threads N           threads per planner run (0 = default)\n"
     "  --write-topologies DIR  also write DIR/topology-NNNN.json (NNNN = index)\n"
-    "  --no-progress         no progress output\n"
+    "  -q, --quiet           no progress output (also --no-progress)\n"
     "  -o, --output FILE     the CSV (required; appended to, see above)\n\n"
     "Ctrl-C (or SIGTERM) stops after the running run (its row is dropped): the rows\n"
     "done stay in FILE, resumable; exit 130 (143 for SIGTERM). A second signal ends\n"
@@ -106,7 +106,8 @@ static int take_text(study_args *a, int argc, char **argv, int *i)
     for (size_t k = 0; k < sizeof NAMES / sizeof *NAMES; k++)
         if (!strcmp(argv[*i], NAMES[k]))
             return cli_value("study", argc, argv, i, dst[k]) ? -1 : 1;
-    if (!strcmp(argv[*i], "--no-progress")) {
+    if (!strcmp(argv[*i], "--no-progress") || !strcmp(argv[*i], "--quiet") ||
+        !strcmp(argv[*i], "-q")) {
         a->quiet = true;
         return 1;
     }
@@ -268,8 +269,9 @@ static void show_progress(void *ctx, const study_progress *p)
         hms(now / p->done * left, eta, sizeof eta);
     int pct = p->total ? (int)(100 * have / p->total) : 100;
     if (!b->tty) {
-        fprintf(stderr, "study: %ld/%ld runs (%d %%), %ld skipped, elapsed %s, ETA %s\n", have,
-                p->total, pct, p->skipped, el, eta);
+        fprintf(stderr, "study: %ld/%ld runs (%d %%), %ld skipped, elapsed %s, ETA %s%s%.60s\n",
+                have, p->total, pct, p->skipped, el, eta,
+                p->current && *p->current ? "; running " : "", p->current ? p->current : "");
         return;
     }
     char fill[31];

@@ -379,14 +379,15 @@ static void progress(search *s, int gen_limit, bool force)
     if (!s->o->progress)
         return;
     double t = now_s(), el = t - s->t0;
-    if (!force && t - s->last_print < 0.25)
+    bool lines = s->o->progress_lines;   /* a log file: a line every few seconds */
+    if (!force && t - s->last_print < (lines ? 5.0 : 0.25))
         return;
     s->last_print = t;
     double left = s->deadline > 0 ? s->deadline - t
                   : gen_limit > 0 && s->gen > 0 ? el / s->gen * (gen_limit - s->gen) : 0;
-    fprintf(stderr, "\r  gen %5d  best %-12.6g %-5s %8.0f eval/s  elapsed %6.1f s  left %6.1f s ",
-            s->gen, s->pop[0].fit, objective_unit(&s->obj), el > 0 ? s->evals / el : 0, el,
-            left > 0 ? left : 0);
+    fprintf(stderr, "%s  gen %5d  best %-12.6g %-5s %8.0f eval/s  elapsed %6.1f s  left %6.1f s%s",
+            lines ? "memetic:" : "\r", s->gen, s->pop[0].fit, objective_unit(&s->obj),
+            el > 0 ? s->evals / el : 0, el, left > 0 ? left : 0, lines ? "\n" : " ");
     fflush(stderr);
 }
 
@@ -909,7 +910,7 @@ static int run_view(const topology *t, const job *j, const planner_opts *o,
                  ? gt_fail(e, "out of memory")
                  : 0;
     progress(&s, 0, true);
-    if (o->progress)
+    if (o->progress && !o->progress_lines)
         fputc('\n', stderr);
     enc_final f;
     if (!rc && (rc = pick_final(&s, &sobj, &f, e)) == 0) {
@@ -988,7 +989,7 @@ int memetic_front(const topology *t, const job *j, const planner_opts *o, pareto
         rc = survive(&s, 0) || run_phase(&s, share(o, 1.0 / nw)) ? gt_fail(e, "out of memory")
                                                                    : 0;
     }
-    if (o->progress)
+    if (o->progress && !o->progress_lines)
         fputc('\n', stderr);
     if (!rc)
         rc = pareto_front_build(&pr, &arch, "memetic", out, e);
