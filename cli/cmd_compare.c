@@ -35,6 +35,7 @@
 #include "cli/progress.h"
 #include "cli/signals.h"
 #include "cli/version.h"
+#include "sim/csv.h"
 #include "sim/jsonio.h"
 #include "sim/simulator.h"
 
@@ -77,6 +78,8 @@ typedef struct run_rec {
     bool ok;                   /* planned and replayed */
     planner_run run;
     double dtfm_cost;          /* NAN unless --dtfm-cost and a grid plan */
+    int tp;                    /* tensor-parallel degree of the plan (ok runs) */
+    double peak_mem;           /* bytes on the fullest GPU (ok runs) */
 } run_rec;
 
 typedef struct row {
@@ -219,6 +222,15 @@ static bool run_one(const planner_def *d, const topology *t, const job *j, const
         r->dtfm_cost = c;
     if (r->ok && r->run.sim.gpus_used)
         r->run.gpus = r->run.sim.gpus_used;
+    r->tp = 0;
+    r->peak_mem = 0;
+    double *mem = NULL;
+    if (r->ok && p.npipes > 0 && p.pipes[0].nstages > 0)
+        r->tp = p.pipes[0].stages[0].ngpus;
+    if (r->ok && !plan_memory_all(&p, j, t->ngpus, &mem))
+        for (int g = 0; g < t->ngpus; g++)
+            r->peak_mem = mem[g] > r->peak_mem ? mem[g] : r->peak_mem;
+    free(mem);
     plan_free(&p);
     return !(r->run.stopped && r->run.status == PLANNER_RUN_INFEASIBLE);
 }
@@ -514,31 +526,28 @@ static void csv_num(FILE *fp, bool ok, double v)
 
 static void csv_text(FILE *fp, const char *s)
 {
-    fputs(",\"", fp);
-    for (; s && *s; s++) {
-        if (*s == '"')
-            fputc('"', fp);
-        fputc(*s == '\n' ? ' ' : *s, fp);
-    }
-    fputc('"', fp);
+    fputc(',', fp);
+    csv_put_field(fp, s);
 }
 
 static int write_csv(FILE *fp, void *ctx)
 {
     const report *rp = ctx;
     fprintf(fp, "planner,baseline,feasible,runs,runs_ok,gpus_used,stages,pipelines,"
-                "iteration_time_s,iteration_time_s_min,iteration_time_s_max,energy_j,"
+                "tp_degree,peak_memory_bytes,iteration_time_s,iteration_time_s_min,iteration_time_s_max,energy_j,"
                 "energy_j_per_token,carbon_g,usd,plan_time_s,objective,objective_value,"
                 "relative_to_best_baseline,dtfm_cost_s,error\n");
     for (int i = 0; i < rp->n; i++) {
         const row *rw = &rp->rows[i];
         bool ok = rw->nok > 0;
         const run_rec *b = ok ? &rw->runs[rw->best] : NULL;
-        fprintf(fp, "%s,%d,%d,%d,%d", rw->def->name, rw->def->baseline, ok, rw->nruns, rw->nok);
+        csv_put_field(fp, rw->def->name);
+        fprintf(fp, ",%d,%d,%d,%d", rw->def->baseline, ok, rw->nruns, rw->nok);
         if (ok)
-            fprintf(fp, ",%d,%d,%d", b->run.gpus, b->run.smax, b->run.pipes);
+            fprintf(fp, ",%d,%d,%d,%d,%.0f", b->run.gpus, b->run.smax, b->run.pipes, b->tp,
+                    b->peak_mem);
         else
-            fputs(",,,", fp);
+            fputs(",,,,,", fp);
         csv_num(fp, ok, rw->time_s);
         csv_num(fp, ok, rw->time_min);
         csv_num(fp, ok, rw->time_max);
@@ -547,7 +556,7 @@ static int write_csv(FILE *fp, void *ctx)
         csv_num(fp, ok, rw->carbon_g);
         csv_num(fp, ok, rw->usd);
         csv_num(fp, true, rw->plan_s);
-        fprintf(fp, ",%s", rp->ob->text);
+        csv_text(fp, rp->ob->text);
         csv_num(fp, obj_ok(rw), rw->obj);
         csv_num(fp, ok, rw->rel);
         csv_num(fp, ok, rw->dtfm_cost);
