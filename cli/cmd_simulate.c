@@ -242,11 +242,26 @@ int cmd_simulate(int argc, char **argv)
     gt_err e = {{0}};
     if (cli_load_job(&a.c, &j, &e) || cli_load_topology(&a.c, &t, &e))
         return cli_input_error(&e);
+    /* --tcp-connections is a property of the network: the estimator (which
+     * reads the topology's TCP cap) and the replay both see it */
+    if (a.o.tcp_connections > 0)
+        t.tcp_connections = a.o.tcp_connections;
     if (plan_load(&p, a.plan, &t, &e)) {
         topo_free(&t);
         return cli_input_error(&e);
     }
     int rc;
+    if (a.c.microbatch > 0 && a.c.microbatch != p.microbatch_size) {
+        /* the plan fixes the microbatch size: never ignore the option silently */
+        rc = cli_usage_error("simulate", "--microbatch %ld contradicts the plan's "
+                             "microbatch_size %d (%s); a replay uses the plan's, drop "
+                             "--microbatch or change the plan", a.c.microbatch,
+                             p.microbatch_size, a.plan);
+        plan_free(&p);
+        topo_free(&t);
+        cli_free(&a.c);
+        return rc;
+    }
     if (plan_check(&p, &t, &j, &e)) {
         fprintf(stderr, "error: %s: %s\n", a.plan, e.msg);
         rc = EXIT_INPUT;
