@@ -467,8 +467,7 @@ int cmd_plan(int argc, char **argv)
     if (cli_load_topology(&a.c, &t, &e))
         return cli_input_error(&e);
     planner_opts o = {a.objective, (uint64_t)a.seed, a.budget_s, (int)a.generations,
-                      (int)a.threads, !a.quiet, 0, NULL,
-                      !isatty(STDERR_FILENO)};
+                      (int)a.threads, !a.quiet, 0, NULL};
     cli_signals sig;
     o.stop = cli_signals_catch(&sig);
     if (a.islands && (obj.kind == OBJ_PARETO || objective_needs_fastest(&obj))) {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "islands.h"
@@ -379,8 +380,10 @@ static void progress(search *s, int gen_limit, bool force)
     if (!s->o->progress)
         return;
     double t = now_s(), el = t - s->t0;
-    bool lines = s->o->progress_lines;   /* a log file: a line every few seconds */
-    if (!force && t - s->last_print < (lines ? 5.0 : 0.25))
+    if (!force && t - s->last_print < 0.25)
+        return;
+    bool lines = !isatty(STDERR_FILENO);   /* a log file: a plain line every 5 s */
+    if (lines && !force && t - s->last_print < 5.0)
         return;
     s->last_print = t;
     double left = s->deadline > 0 ? s->deadline - t
@@ -910,7 +913,7 @@ static int run_view(const topology *t, const job *j, const planner_opts *o,
                  ? gt_fail(e, "out of memory")
                  : 0;
     progress(&s, 0, true);
-    if (o->progress && !o->progress_lines)
+    if (o->progress && isatty(STDERR_FILENO))
         fputc('\n', stderr);
     enc_final f;
     if (!rc && (rc = pick_final(&s, &sobj, &f, e)) == 0) {
@@ -989,7 +992,7 @@ int memetic_front(const topology *t, const job *j, const planner_opts *o, pareto
         rc = survive(&s, 0) || run_phase(&s, share(o, 1.0 / nw)) ? gt_fail(e, "out of memory")
                                                                    : 0;
     }
-    if (o->progress && !o->progress_lines)
+    if (o->progress && isatty(STDERR_FILENO))
         fputc('\n', stderr);
     if (!rc)
         rc = pareto_front_build(&pr, &arch, "memetic", out, e);

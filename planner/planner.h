@@ -23,7 +23,6 @@ typedef struct planner_opts {
     bool progress;           /* print a progress line on stderr */
     int samples;             /* random planner: N plans (0 = default) */
     volatile int *stop;      /* set to 1 (e.g. by SIGINT): return the best so far */
-    bool progress_lines;     /* with progress: whole lines every few seconds (not a tty) */
 } planner_opts;
 
 typedef struct planner_stats {

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "objective.h"
 #include "sim/cost.h"
@@ -169,7 +170,7 @@ int tp_search(const topology *t, const job *j, const planner_opts *o, bool stric
         memset(&ds, 0, sizeof ds);
         if (o->progress && nd > 1)   /* which of the searches is running */
             fprintf(stderr, "%stensor-parallel degree %d (%d of %d)\n",
-                    o->progress_lines ? "" : "\n", deg[i], i + 1, nd);
+                    isatty(STDERR_FILENO) ? "\n" : "", deg[i], i + 1, nd);
         int rc = run(ctx, deg[i] > 1 ? &v.t : t, deg[i] > 1 ? &v : NULL, &od, &p, &ds, &de);
         tried++;
         evals += ds.evaluations;
