@@ -301,15 +301,18 @@ static int run_and_signal(const char *const *args, int sig)
     assert_int_equal(pipe(fd), 0);
     pid_t pid = fork();
     assert_true(pid >= 0);
+    const char *bin = getenv("GEOTRAIN_BIN");
+    if (!bin || !*bin)
+        bin = "./geotrain";
     if (pid == 0) {
-        const char *argv[32] = {"./geotrain"};
+        const char *argv[32] = {bin};
         for (int i = 0; args[i] && i < 30; i++)
             argv[i + 1] = args[i];
         dup2(fd[1], 2);
         close(fd[0]);
         if (!freopen("/dev/null", "w", stdout))
             _exit(127);
-        execv("./geotrain", (char *const *)argv);
+        execv(bin, (char *const *)argv);
         _exit(127);
     }
     close(fd[1]);
