@@ -64,6 +64,48 @@ static void test_did_you_mean(void **state)
 
 static char *deterministic(const char *path, bool study);
 
+/* The model list of an unknown model shows the names users type, and every
+ * name listed is accepted by -m (round trip through the resolver). */
+static void test_model_list_typable(void **state)
+{
+    (void)state;
+    tu_run r;
+    assert_int_equal(tu_geotrain(&r, "model", "show", "nope", NULL), 0);
+    assert_int_equal(r.status, 1);
+    char *list = strstr(r.err, " has: ");
+    assert_non_null(list);
+    assert_non_null(strstr(list, "gpt3-1.3b (gpt3-xl)"));
+    assert_non_null(strstr(list, "llama2-7b"));
+    list += 6;
+    char *end = strchr(list, ';');
+    assert_non_null(end);
+    *end = '\0';
+    int names = 0;
+    for (char *save = NULL, *tok = strtok_r(list, ",", &save); tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        while (*tok == ' ')
+            tok++;
+        char name[64];
+        snprintf(name, sizeof name, "%s", tok);
+        char *alias = strstr(name, " (");
+        const char *forms[2] = {name, NULL};
+        if (alias) {            /* "gpt3-1.3b (gpt3-xl)": both forms */
+            *alias = '\0';
+            forms[1] = alias + 2;
+            alias[2 + strcspn(alias + 2, ")")] = '\0';
+        }
+        for (int k = 0; k < 2 && forms[k]; k++) {
+            tu_run m;
+            assert_int_equal(tu_geotrain(&m, "model", "show", forms[k], NULL), 0);
+            assert_int_equal(m.status, 0);
+            tu_run_free(&m);
+        }
+        names++;
+    }
+    assert_true(names >= 20);
+    tu_run_free(&r);
+}
+
 /* --batch=1024 is --batch 1024: the same report (the command line aside). */
 static void test_equals_form(void **state)
 {
@@ -446,6 +488,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_version),
         cmocka_unit_test(test_did_you_mean),
+        cmocka_unit_test(test_model_list_typable),
         cmocka_unit_test(test_equals_form),
         cmocka_unit_test(test_lists_refused),
         cmocka_unit_test(test_outputs_refused),
