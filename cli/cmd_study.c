@@ -144,6 +144,9 @@ static int parse_args(study_args *a, int argc, char **argv, bool *help)
     if (!strcmp(a->out, "-"))
         return cli_usage_error("study", "-o -: the study appends to a file (it must be "
                                         "resumable); give a file name");
+    const char *outs[] = {a->out}, *ins[] = {a->c.profile_path, a->models};
+    if (cli_check_outputs("study", outs, 1, ins, 2))
+        return EXIT_USAGE;
     return EXIT_OK;
 }
 
