@@ -1,6 +1,8 @@
 /* study.c — random topology studies: study_run (see study.h for the runs,
- * the CSV, resuming and MPI). The `geotrain study` command (arguments,
- * progress, signals) is cli/cmd_study.c; this file parses no argv. */
+ * the CSV, resuming and MPI): topologies, one row per run, the MPI share.
+ * The CSV file itself (resume, append, order) is study_file.c; the
+ * `geotrain study` command (arguments, progress, signals) is
+ * cli/cmd_study.c; this file parses no argv. */
 #include "study/study.h"
 
 #include <errno.h>
@@ -16,27 +18,24 @@
 #include "planner/planner_run.h"
 #include "sim/atomic_file.h"
 #include "sim/simulator.h"
+#include "study/study_state.h"
 
 /* The columns (study.h); key columns and the input part are fixed below. */
-static const char HEADER[] =
+const char STUDY_HEADER[] =
     "topology,topo_seed,topo_name,sites,gpus,gpu_mix,job,model,batch,microbatch,seq,planner,"
     "seed,objective,status,iteration_time_s,energy_j,j_per_token,tokens_per_s,gpus_used,stages,"
     "pipelines,objective_value,carbon_g,usd,evaluations,error,plan_time_s";
-enum { C_TOPO = 0, C_JOB = 6, C_PLANNER = 11, C_SEED = 12, C_STATUS = 14, NINPUT = 14,
-       NCOLS = 28 };
-#define ROW_CAP 4096
-#define MAX_RUNS 100000000L
-
-enum { TAG_ROW = 1, TAG_DONE = 2, TAG_FAIL = 3 };
+/* The status column, indexed by planner_run_status. */
+const char *const STUDY_STATUS[] = {"ok", "infeasible", "replay-failed"};
 
 const char *study_header(void)
 {
-    return HEADER;
+    return STUDY_HEADER;
 }
 
 int study_column(const char *name)
 {
-    const char *p = HEADER;
+    const char *p = STUDY_HEADER;
     size_t n = strlen(name);
     for (int k = 0; *p; k++) {
         const char *c = strchr(p, ',');
@@ -50,118 +49,9 @@ int study_column(const char *name)
     return -1;
 }
 
-/* --- CSV text ------------------------------------------------------------------ */
-
-typedef struct sbuf {
-    char *s;
-    size_t n, cap;
-} sbuf;
-
-static void sb_add(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_add(sbuf *b, const char *fmt, ...)
-{
-    if (b->n >= b->cap)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    int k = vsnprintf(b->s + b->n, b->cap - b->n, fmt, ap);
-    va_end(ap);
-    b->n = k < 0 ? b->cap : b->n + (size_t)k;
-}
-
-/* A text field, quoted when it holds a comma, quote or line break. */
-static void sb_field(sbuf *b, const char *s)
-{
-    if (!strpbrk(s, ",\"\r\n")) {
-        sb_add(b, ",%s", s);
-        return;
-    }
-    sb_add(b, ",\"");
-    for (; *s; s++) {
-        if (*s == '"')
-            sb_add(b, "\"\"");
-        else
-            sb_add(b, "%c", *s == '\n' || *s == '\r' ? ' ' : *s);
-    }
-    sb_add(b, "\"");
-}
-
-static void sb_num(sbuf *b, bool ok, double v)
-{
-    if (ok && isfinite(v))
-        sb_add(b, ",%.9g", v);
-    else
-        sb_add(b, ",");
-}
-
-/* Split one line (no newline) into fields in place; returns the count, or -1
- * on a broken quote. */
-static int split_csv(char *line, char **f, int max)
-{
-    int n = 0;
-    char *r = line, *w;
-    for (;;) {
-        if (n == max)
-            return -1;
-        f[n++] = w = r;
-        if (*r == '"') {
-            for (r++;; r++) {
-                if (!*r)
-                    return -1;
-                if (*r == '"' && r[1] == '"')
-                    *w++ = *r++;
-                else if (*r == '"')
-                    break;
-                else
-                    *w++ = *r;
-            }
-            r++;
-            if (*r && *r != ',')
-                return -1;
-        } else {
-            while (*r && *r != ',')
-                *w++ = *r++;
-        }
-        char end = *r;
-        *w = '\0';
-        if (!end)
-            return n;
-        r++;
-    }
-}
-
 /* --- the study's state -------------------------------------------------------------- */
 
-typedef struct topo_info {
-    bool ready;
-    unsigned long seed;
-    char name[128];
-    int sites, gpus;
-    char mix[512];           /* "h100_sxm:8 t4:8", catalog order */
-} topo_info;
-
-typedef struct study {
-    const study_spec *sp;
-    const gt_par *par;
-    topogen_data data;
-    objective ob;
-    const char *objtext;
-    long total;
-    unsigned char *done;     /* [total] */
-    topo_info *info;         /* [ntopos] */
-    int fd;                  /* rank 0: the CSV opened for appending */
-    study_summary *sum;
-    double t0;
-    char current[192];
-    gt_err fail;             /* rank 0: first failure reported by a rank */
-    bool failed;
-} study;
-
-typedef struct run_key {
-    int topo, job, planner, seed;   /* seed: 0-based index */
-} run_key;
-
-static long run_index(const study *s, run_key k)
+long study_run_index(const study *s, run_key k)
 {
     const study_spec *sp = s->sp;
     return (((long)k.topo * sp->njobs + k.job) * sp->nplanners + k.planner) * sp->nseeds + k.seed;
@@ -180,7 +70,7 @@ static run_key run_key_of(const study *s, long idx)
     return k;
 }
 
-static void progress(study *s, bool finished)
+void study_report_progress(study *s, bool finished)
 {
     if (!s->sp->progress || s->par->rank != 0)
         return;
@@ -219,7 +109,7 @@ static void fill_info(topo_info *in, const topology *t, unsigned long seed)
 }
 
 /* The topology's input columns (generating it once). */
-static int topo_info_of(study *s, int i, gt_err *e)
+int study_topo_info(study *s, int i, gt_err *e)
 {
     if (s->info[i].ready)
         return 0;
@@ -254,7 +144,7 @@ static int write_topologies(study *s, gt_err *e)
 /* --- rows ------------------------------------------------------------------------------ */
 
 /* The input columns of a run, without a trailing comma. */
-static void row_inputs(const study *s, run_key k, sbuf *b)
+void study_row_inputs(const study *s, run_key k, sbuf *b)
 {
     const topo_info *in = &s->info[k.topo];
     const job *j = &s->sp->jobs[k.job];
@@ -269,9 +159,6 @@ static void row_inputs(const study *s, run_key k, sbuf *b)
     sb_add(b, ",%llu", (unsigned long long)(s->sp->first_seed + (uint64_t)k.seed));
     sb_field(b, s->objtext);
 }
-
-/* The status column, indexed by planner_run_status. */
-static const char *const STATUS[] = {"ok", "infeasible", "replay-failed"};
 
 typedef struct run_res {
     planner_run run;
@@ -300,8 +187,8 @@ static void format_row(const study *s, run_key k, const run_res *r, sbuf *b)
     const planner_run *u = &r->run;
     bool ok = u->status == PLANNER_RUN_OK;
     double tokens = (double)j->batch * j->seq;
-    row_inputs(s, k, b);
-    sb_add(b, ",%s", STATUS[u->status]);
+    study_row_inputs(s, k, b);
+    sb_add(b, ",%s", STUDY_STATUS[u->status]);
     sb_num(b, ok, u->sim.iteration_s);
     sb_num(b, ok, u->sim.energy_j);
     sb_num(b, ok, u->sim.energy_j / tokens);
@@ -316,284 +203,6 @@ static void format_row(const study *s, run_key k, const run_res *r, sbuf *b)
     sb_add(b, ",%ld", u->st.evaluations);
     sb_field(b, ok ? "" : u->err);
     sb_add(b, ",%.3f\n", u->plan_s);
-}
-
-/* Parse a row's key; -1 (with why in e) when it is not one of this study's. */
-static int parse_key(const study *s, char **f, int nf, run_key *k, gt_err *e)
-{
-    const study_spec *sp = s->sp;
-    if (nf != NCOLS)
-        return gt_fail(e, "%d fields, expected %d", nf, NCOLS);
-    char *end;
-    long t = strtol(f[C_TOPO], &end, 10), jb;
-    if (*end || !*f[C_TOPO] || t < 0 || t >= sp->ntopos)
-        return gt_fail(e, "topology '%s' is not in 0..%d", f[C_TOPO], sp->ntopos - 1);
-    jb = strtol(f[C_JOB], &end, 10);
-    if (*end || !*f[C_JOB] || jb < 0 || jb >= sp->njobs)
-        return gt_fail(e, "job '%s' is not in 0..%d", f[C_JOB], sp->njobs - 1);
-    k->topo = (int)t;
-    k->job = (int)jb;
-    k->planner = -1;
-    for (int p = 0; p < sp->nplanners; p++)
-        if (!strcmp(sp->planners[p]->name, f[C_PLANNER]))
-            k->planner = p;
-    if (k->planner < 0)
-        return gt_fail(e, "planner '%s' is not in --planners", f[C_PLANNER]);
-    unsigned long long sd = strtoull(f[C_SEED], &end, 10);
-    if (*end || !*f[C_SEED] || sd < sp->first_seed || sd - sp->first_seed >= (uint64_t)sp->nseeds)
-        return gt_fail(e, "seed '%s' is not one of this study's seeds", f[C_SEED]);
-    k->seed = (int)(sd - sp->first_seed);
-    return 0;
-}
-
-/* Key of a row line (no newline); the line is copied, not changed. */
-static int line_key(const study *s, const char *line, run_key *k, bool *ok, gt_err *e)
-{
-    char buf[ROW_CAP], *f[NCOLS + 1];
-    if (strlen(line) >= sizeof buf)
-        return gt_fail(e, "line longer than %d characters", ROW_CAP);
-    strcpy(buf, line);
-    int nf = split_csv(buf, f, NCOLS + 1);
-    if (nf < 0)
-        return gt_fail(e, "broken CSV quoting");
-    if (parse_key(s, f, nf, k, e))
-        return -1;
-    if (ok)
-        *ok = !strcmp(f[C_STATUS], STATUS[PLANNER_RUN_OK]);
-    return 0;
-}
-
-/* --- the file (rank 0) -------------------------------------------------------------------- */
-
-static int write_header(FILE *fp, void *ctx)
-{
-    (void)ctx;
-    fprintf(fp, "%s\n", HEADER);
-    return ferror(fp) ? -1 : 0;
-}
-
-static int read_all(const char *path, char **buf, size_t *len, gt_err *e)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp)
-        return errno == ENOENT ? 1 : gt_fail(e, "%s: cannot read: %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0, got;
-    char *b = malloc(cap);
-    while (b && (got = fread(b + n, 1, cap - n - 1, fp)) > 0) {
-        n += got;
-        if (n + 1 == cap) {
-            char *nb = realloc(b, cap *= 2);
-            if (!nb)
-                free(b);
-            b = nb;
-        }
-    }
-    bool bad = ferror(fp);
-    fclose(fp);
-    if (!b || bad) {
-        free(b);
-        return gt_fail(e, "%s: %s", path, bad ? "read error" : "out of memory");
-    }
-    b[n] = '\0';
-    *buf = b;
-    *len = n;
-    return 0;
-}
-
-/* One row of an existing file: part of this study, same inputs, new key. */
-static int check_row(study *s, const char *line, int lineno, gt_err *e)
-{
-    const char *path = s->sp->out;
-    run_key k;
-    if (line_key(s, line, &k, NULL, e))
-        return gt_prefix(e, "%s:%d: not a row of this study", path, lineno);
-    if (topo_info_of(s, k.topo, e))
-        return -1;
-    char want[ROW_CAP];
-    sbuf b = {want, 0, sizeof want};
-    row_inputs(s, k, &b);
-    if (strncmp(line, want, b.n) || line[b.n] != ',')
-        return gt_fail(e, "%s:%d: this row was written with other options (expected it to "
-                          "begin '%s'); rerun with the original arguments or another -o",
-                       path, lineno, want);
-    long idx = run_index(s, k);
-    if (s->done[idx])
-        return gt_fail(e, "%s:%d: run (topology %d, job %d, %s, seed %llu) appears twice", path,
-                       lineno, k.topo, k.job, s->sp->planners[k.planner]->name,
-                       (unsigned long long)(s->sp->first_seed + (uint64_t)k.seed));
-    s->done[idx] = 1;
-    s->sum->skipped++;
-    return 0;
-}
-
-/* The first line must be this version's header. Returns 0 (it is), 1 (the
- * file is empty or holds part of the header: start over), -1 (another file). */
-static int check_header(study *s, const char *buf, size_t len, gt_err *e)
-{
-    const char *nl = memchr(buf, '\n', len);
-    size_t n = nl ? (size_t)(nl - buf) : len, hl = strlen(HEADER);
-    if (!nl && n < hl && !strncmp(buf, HEADER, n)) {
-        s->sum->dropped_partial = len > 0;
-        return 1;
-    }
-    if (n != hl || strncmp(buf, HEADER, hl))
-        return gt_fail(e, "%s: not a study CSV (its first line is not this version's header "
-                          "'%.60s...'); use another -o", s->sp->out, HEADER);
-    return 0;
-}
-
-/* Drop a partial last line (the header is known to be whole). */
-static int drop_partial(study *s, char *buf, size_t *len, gt_err *e)
-{
-    if (buf[*len - 1] == '\n')
-        return 0;
-    size_t keep = (size_t)(strrchr(buf, '\n') - buf) + 1;
-    if (truncate(s->sp->out, (off_t)keep))
-        return gt_fail(e, "%s: cannot drop the partial last line: %s", s->sp->out,
-                       strerror(errno));
-    buf[keep] = '\0';
-    *len = keep;
-    s->sum->dropped_partial = true;
-    return 0;
-}
-
-/* Every row after the header. */
-static int check_rows(study *s, char *buf, gt_err *e)
-{
-    const char *path = s->sp->out;
-    int lineno = 2;
-    for (char *p = strchr(buf, '\n') + 1; *p; lineno++) {
-        char *nl = strchr(p, '\n');
-        *nl = '\0';
-        if (!*p)
-            return gt_fail(e, "%s:%d: empty line", path, lineno);
-        if (check_row(s, p, lineno, e))
-            return -1;
-        p = nl + 1;
-    }
-    return 0;
-}
-
-/* Read or create the CSV; mark the runs it holds. */
-static int open_file(study *s, gt_err *e)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    int rc = read_all(s->sp->out, &buf, &len, e); /* 1: no such file */
-    if (rc == 0)
-        rc = check_header(s, buf, len, e);
-    if (rc == 0)
-        rc = drop_partial(s, buf, &len, e);
-    if (rc == 0)
-        rc = check_rows(s, buf, e);
-    free(buf);
-    if (rc < 0)
-        return -1;
-    if (rc == 1 && atomic_write(s->sp->out, write_header, NULL, e))
-        return -1;
-    s->fd = open(s->sp->out, O_WRONLY | O_APPEND | O_CLOEXEC);
-    if (s->fd < 0)
-        return gt_fail(e, "%s: cannot append: %s", s->sp->out, strerror(errno));
-    return 0;
-}
-
-static int append_row(study *s, const char *row, size_t len, gt_err *e)
-{
-    /* one write() per row; a partial write leaves a partial last line, which
-     * the next run drops */
-    size_t at = 0;
-    while (at < len) {
-        ssize_t w = write(s->fd, row + at, len - at);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return gt_fail(e, "%s: write failed: %s", s->sp->out, strerror(errno));
-        at += (size_t)w;
-    }
-    if (fsync(s->fd) && errno != EINVAL)
-        return gt_fail(e, "%s: fsync failed: %s", s->sp->out, strerror(errno));
-    return 0;
-}
-
-/* A finished row (from this rank or another): into the file, counted. */
-static int record_row(study *s, const char *row, size_t len, gt_err *e)
-{
-    char line[ROW_CAP];
-    run_key k;
-    bool ok;
-    size_t n = len && row[len - 1] == '\n' ? len - 1 : len;
-    if (n >= sizeof line)
-        return gt_fail(e, "row too long");
-    memcpy(line, row, n);
-    line[n] = '\0';
-    if (line_key(s, line, &k, &ok, e))
-        return gt_prefix(e, "a rank sent a bad row");
-    if (append_row(s, row, len, e))
-        return -1;
-    s->done[run_index(s, k)] = 1;
-    s->sum->ran++;
-    s->sum->ok += ok;
-    progress(s, false);
-    return 0;
-}
-
-/* --- order at the end ---------------------------------------------------------------------- */
-
-typedef struct keyed_line {
-    long idx;
-    const char *line;
-} keyed_line;
-
-typedef struct ordered {
-    keyed_line *rows;
-    long n;
-} ordered;
-
-static int by_idx(const void *a, const void *b)
-{
-    long x = ((const keyed_line *)a)->idx, y = ((const keyed_line *)b)->idx;
-    return (x > y) - (x < y);
-}
-
-static int write_ordered(FILE *fp, void *ctx)
-{
-    const ordered *o = ctx;
-    fprintf(fp, "%s\n", HEADER);
-    for (long i = 0; i < o->n; i++)
-        fprintf(fp, "%s\n", o->rows[i].line);
-    return ferror(fp) ? -1 : 0;
-}
-
-/* Rewrite the finished file in run order when it is not. */
-static int order_file(study *s, gt_err *e)
-{
-    char *buf;
-    size_t len;
-    if (read_all(s->sp->out, &buf, &len, e))
-        return -1;
-    ordered o = {calloc((size_t)s->total + 1, sizeof *o.rows), 0};
-    int rc = o.rows ? 0 : gt_fail(e, "out of memory");
-    bool sorted = true;
-    char *save = NULL;
-    strtok_r(buf, "\n", &save);
-    for (char *line; !rc && (line = strtok_r(NULL, "\n", &save));) {
-        run_key k;
-        if (o.n >= s->total || line_key(s, line, &k, NULL, e)) {
-            rc = gt_fail(e, "%s: changed while the study ran", s->sp->out);
-            break;
-        }
-        o.rows[o.n] = (keyed_line){run_index(s, k), line};
-        sorted &= o.n == 0 || o.rows[o.n - 1].idx < o.rows[o.n].idx;
-        o.n++;
-    }
-    if (!rc && !sorted) {
-        qsort(o.rows, (size_t)o.n, sizeof *o.rows, by_idx);
-        rc = atomic_write(s->sp->out, write_ordered, &o, e);
-        s->sum->reordered = rc == 0;
-    }
-    free(o.rows);
-    free(buf);
-    return rc;
 }
 
 /* --- running ------------------------------------------------------------------------------- */
@@ -635,7 +244,7 @@ static int drain(study *s, bool block, int *finished, gt_err *e)
             return 0;
         int rc = 0;
         if (tag == TAG_ROW) /* rows are kept even after some rank failed */
-            rc = record_row(s, msg, len, e);
+            rc = study_file_record(s, msg, len, e);
         else if (tag == TAG_DONE || tag == TAG_FAIL)
             (*finished)++;
         if (tag == TAG_FAIL && !s->failed) {
@@ -661,7 +270,7 @@ static int do_run(study *s, cur_topo *c, long idx, int *finished, gt_err *e)
     if (s->sp->njobs > 1)
         snprintf(s->current + strlen(s->current), sizeof s->current - strlen(s->current),
                  " %d", k.job);
-    progress(s, false);
+    study_report_progress(s, false);
     run_res r;
     run_one(s, &c->t, k, &r);
     if (s->sp->stop && *s->sp->stop)
@@ -675,7 +284,7 @@ static int do_run(study *s, cur_topo *c, long idx, int *finished, gt_err *e)
         gt_par_send(s->par, 0, TAG_ROW, row, b.n);
         return 0;
     }
-    return record_row(s, row, b.n, e) || drain(s, false, finished, e) ? -1 : 0;
+    return study_file_record(s, row, b.n, e) || drain(s, false, finished, e) ? -1 : 0;
 }
 
 /* This rank's share: runs idx = rank, rank + R, ... not yet done. */
@@ -705,7 +314,7 @@ static int prepare(study *s, gt_err *e)
     if (s->par->rank == 0) {
         rc = s->sp->topo_dir ? write_topologies(s, e) : 0;
         if (!rc)
-            rc = open_file(s, e);
+            rc = study_file_open(s, e);
     }
     int bad = rc != 0;
     gt_par_max_int(s->par, &bad, 1);
@@ -737,9 +346,9 @@ static int conclude(study *s, int rc, int finished, gt_err *e)
             have += s->done[i];
         s->sum->complete = have == s->total;
         if (!rc && s->sum->complete)
-            rc = order_file(s, e);
+            rc = study_file_order(s, e);
         s->current[0] = '\0';
-        progress(s, true);
+        study_report_progress(s, true);
     }
     int v[2] = {rc != 0, s->sum->interrupted};
     gt_par_max_int(s->par, v, 2);
@@ -802,7 +411,7 @@ int study_run(const study_spec *sp, study_summary *sum, gt_err *e)
         study_free(&s);
         return -1;
     }
-    progress(&s, false);
+    study_report_progress(&s, false);
     int finished = 0;
     rc = run_share(&s, &finished, e);
     rc = conclude(&s, rc, finished, e);
