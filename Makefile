@@ -37,9 +37,13 @@ ifeq ($(MPI),1)
 endif
 
 LIB_SRC  := $(sort $(wildcard sim/*.c planner/*.c planner/baselines/*.c topologies/*.c \
-	                      traces/*.c experiments/*.c))
+	                      traces/*.c experiments/*.c study/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libgeotrain.a
+# cli/: the commands and the option parser, linked into the binary and the
+# tests that run commands (never into the library: library code parses no argv)
+CLI_SRC  := $(sort $(wildcard cli/*.c))
+CLI_LIB  := $(BUILD)/libgeotrain-cli.a
 BIN      := geotrain
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
@@ -47,7 +51,7 @@ BENCH_SRC:= $(sort $(wildcard tests/bench_*.c))
 BENCH_BIN:= $(BENCH_SRC:tests/%.c=$(BUILD)/tests/%)
 DEPS_OK  := $(BUILD)/.deps-ok
 
-.PHONY: all deps test test-unit test-asan test-corpus-san test-corpus-ubsan test-clang test-mpi test-mpi-if-built build-asan/geotrain-asan-tests bench experiments plots install clean memcheck fuzz
+.PHONY: FORCE all deps test test-unit test-asan test-corpus-san test-corpus-ubsan test-clang test-mpi test-mpi-if-built build-asan/geotrain-asan-tests bench experiments plots install clean memcheck fuzz
 
 all: $(BIN)
 
@@ -65,12 +69,32 @@ $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BIN): $(BUILD)/geotrain.o $(LIB)
+# `geotrain --version`: VERSION, the git commit (only when this folder is the
+# top of a git work tree, else "unknown": a tarball) and the build flags. They
+# reach cli/version.c alone, through a stamp rewritten only when they change.
+GT_VERSION := $(shell cat VERSION 2>/dev/null || echo unknown)
+GT_COMMIT  := $(shell [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ] && \
+                c=$$(git rev-parse --short=12 HEAD 2>/dev/null) && \
+                { git diff --quiet HEAD -- 2>/dev/null || c=$$c-dirty; echo $$c; } || echo unknown)
+GT_FLAGS   := $(strip $(CC) $(OPT) $(EXTRA_CFLAGS)$(if $(filter 1,$(MPI)), MPI=1))
+$(BUILD)/cli/version.o: CFLAGS += -DGT_VERSION='"$(GT_VERSION)"' -DGT_COMMIT='"$(GT_COMMIT)"' \
+                                  -DGT_BUILD_FLAGS='"$(GT_FLAGS)"'
+$(BUILD)/cli/version.o: $(BUILD)/version.stamp
+$(BUILD)/version.stamp: FORCE | $(DEPS_OK)
+	@echo '$(GT_VERSION) $(GT_COMMIT) $(GT_FLAGS)' | cmp -s - $@ || \
+	    echo '$(GT_VERSION) $(GT_COMMIT) $(GT_FLAGS)' > $@
+FORCE:
+
+$(CLI_LIB): $(CLI_SRC:%.c=$(BUILD)/%.o)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BIN): $(BUILD)/geotrain.o $(CLI_LIB) $(LIB)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/tests/%: tests/%.c $(LIB) tests/testutil.h
+$(BUILD)/tests/%: tests/%.c $(CLI_LIB) $(LIB) tests/testutil.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(shell pkg-config --cflags cmocka) -o $@ $< $(LIB) \
+	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(shell pkg-config --cflags cmocka) -o $@ $< $(CLI_LIB) $(LIB) \
 	    $(shell pkg-config --libs cmocka) $(LDLIBS)
 
 test: test-unit test-asan test-clang test-mpi-if-built
@@ -90,7 +114,7 @@ test-mpi-if-built:
 test-clang: $(DEPS_OK)
 	@if command -v clang >/dev/null 2>&1; then \
 	    echo "== clang build (-Werror) =="; \
-	    $(MAKE) --no-print-directory -s BUILD=build-clang CC=clang build-clang/libgeotrain.a build-clang/geotrain.o >/dev/null && echo "clang build: ok"; \
+	    $(MAKE) --no-print-directory -s BUILD=build-clang CC=clang build-clang/libgeotrain.a build-clang/libgeotrain-cli.a build-clang/geotrain.o >/dev/null && echo "clang build: ok"; \
 	else echo "clang not installed: skipping the clang build"; fi
 
 test-unit: $(BIN) $(TEST_BIN)
@@ -149,7 +173,7 @@ install: $(BIN)
 clean:
 	rm -rf build build-asan build-clang build-fuzz build-mpi $(BIN)
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/geotrain.d
+-include $(LIB_OBJ:.o=.d) $(CLI_SRC:%.c=$(BUILD)/%.d) $(BUILD)/geotrain.d
 
 # --- library API, shared library, pkg-config, man page (docs/library.md) ---
 # The public API is api/geotrain.h (installed alone); api/geotrain.c joins the
@@ -164,17 +188,19 @@ PIC_BUILD   := build-pic
 SO_REAL     := $(PIC_BUILD)/libgeotrain.so.$(LIB_VERSION)
 API_OBJ     := $(BUILD)/api/geotrain.o
 
-$(LIB): $(API_OBJ)
 
 .PHONY: shared install-lib test-lib man clean-lib
 shared: $(DEPS_OK)
 	@$(MAKE) --no-print-directory BUILD=$(PIC_BUILD) EXTRA_CFLAGS="-fPIC $(EXTRA_CFLAGS)" \
-	    $(PIC_BUILD)/libgeotrain.a
+	    $(PIC_BUILD)/libgeotrain.a $(PIC_BUILD)/libgeotrain-cli.a $(PIC_BUILD)/api/geotrain.o
 	@$(MAKE) --no-print-directory $(SO_REAL)
 
-$(SO_REAL): $(PIC_BUILD)/libgeotrain.a
-	$(CC) -shared -Wl,-soname,libgeotrain.so.$(LIB_MAJOR) -o $@ \
-	    -Wl,--whole-archive $< -Wl,--no-whole-archive $(LDFLAGS) $(LDLIBS)
+# The API loads jobs and topologies as the command line does (cli/cli.c), so
+# the shared library holds the CLI objects too.
+$(SO_REAL): $(PIC_BUILD)/libgeotrain.a $(PIC_BUILD)/libgeotrain-cli.a $(PIC_BUILD)/api/geotrain.o
+	$(CC) -shared -Wl,-soname,libgeotrain.so.$(LIB_MAJOR) -o $@ $(PIC_BUILD)/api/geotrain.o \
+	    -Wl,--whole-archive $(PIC_BUILD)/libgeotrain.a $(PIC_BUILD)/libgeotrain-cli.a \
+	    -Wl,--no-whole-archive $(LDFLAGS) $(LDLIBS)
 	ln -sf libgeotrain.so.$(LIB_VERSION) $(PIC_BUILD)/libgeotrain.so.$(LIB_MAJOR)
 	ln -sf libgeotrain.so.$(LIB_MAJOR) $(PIC_BUILD)/libgeotrain.so
 

@@ -13,7 +13,7 @@
 #include "planner/objective.h"
 #include "planner/planner.h"
 #include "planner/planner_run.h"
-#include "sim/cli.h"
+#include "cli/cli.h"
 #include "sim/report.h"
 #include "sim/simulate.h"
 

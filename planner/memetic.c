@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "islands.h"
@@ -381,12 +382,15 @@ static void progress(search *s, int gen_limit, bool force)
     double t = now_s(), el = t - s->t0;
     if (!force && t - s->last_print < 0.25)
         return;
+    bool lines = !isatty(STDERR_FILENO);   /* a log file: a plain line every 5 s */
+    if (lines && !force && t - s->last_print < 5.0)
+        return;
     s->last_print = t;
     double left = s->deadline > 0 ? s->deadline - t
                   : gen_limit > 0 && s->gen > 0 ? el / s->gen * (gen_limit - s->gen) : 0;
-    fprintf(stderr, "\r  gen %5d  best %-12.6g %-5s %8.0f eval/s  elapsed %6.1f s  left %6.1f s ",
-            s->gen, s->pop[0].fit, objective_unit(&s->obj), el > 0 ? s->evals / el : 0, el,
-            left > 0 ? left : 0);
+    fprintf(stderr, "%s  gen %5d  best %-12.6g %-5s %8.0f eval/s  elapsed %6.1f s  left %6.1f s%s",
+            lines ? "memetic:" : "\r", s->gen, s->pop[0].fit, objective_unit(&s->obj),
+            el > 0 ? s->evals / el : 0, el, left > 0 ? left : 0, lines ? "\n" : " ");
     fflush(stderr);
 }
 
@@ -788,16 +792,18 @@ static int run_phase(search *s, budget b)
     return evolve(s, b.gens, dl);
 }
 
-static void fill_stats(const search *s, const enc_final *f, double search_s, planner_stats *st)
+/* The note goes into the plan file, which must be the same for the same seed:
+ * no wall-clock time in it (the time is st->plan_time_s). */
+static void fill_stats(const search *s, const enc_final *f, planner_stats *st)
 {
     memset(st, 0, sizeof *st);
     st->objective_value = f->value;
     st->evaluations = s->evals;
     st->plan_time_s = now_s() - s->t0;
     snprintf(st->note, sizeof st->note,
-             "%d generations, %ld evaluations, stopped by %s; search %.2f s, %d finalist%s "
-             "replayed in %.2f s", s->gen, s->evals, s->stopped ? s->stopped : "generations",
-             search_s, f->replayed, f->replayed == 1 ? "" : "s", st->plan_time_s - search_s);
+             "%d generations, %ld evaluations, stopped by %s; %d finalist%s replayed", s->gen,
+             s->evals, s->stopped ? s->stopped : "generations", f->replayed,
+             f->replayed == 1 ? "" : "s");
 }
 
 /* Set up the problem, objective refs and the reference genome. */
@@ -907,13 +913,12 @@ static int run_view(const topology *t, const job *j, const planner_opts *o,
                  ? gt_fail(e, "out of memory")
                  : 0;
     progress(&s, 0, true);
-    if (o->progress)
+    if (o->progress && isatty(STDERR_FILENO))
         fputc('\n', stderr);
     enc_final f;
-    double search_s = now_s() - s.t0;
     if (!rc && (rc = pick_final(&s, &sobj, &f, e)) == 0) {
         *out = f.p;
-        fill_stats(&s, &f, search_s, st);
+        fill_stats(&s, &f, st);
     }
     search_free(&s);
     genome_free(&ref);
@@ -987,14 +992,13 @@ int memetic_front(const topology *t, const job *j, const planner_opts *o, pareto
         rc = survive(&s, 0) || run_phase(&s, share(o, 1.0 / nw)) ? gt_fail(e, "out of memory")
                                                                    : 0;
     }
-    if (o->progress)
+    if (o->progress && isatty(STDERR_FILENO))
         fputc('\n', stderr);
-    double search_s = now_s() - s.t0;
     if (!rc)
         rc = pareto_front_build(&pr, &arch, "memetic", out, e);
     if (!rc) {
         enc_final f = {.value = out->sim[0].time_s, .replayed = arch.n};
-        fill_stats(&s, &f, search_s, st);
+        fill_stats(&s, &f, st);
         snprintf(st->note + strlen(st->note), sizeof st->note - strlen(st->note),
                  "; %d plans on the front", out->n);
     }
@@ -1170,12 +1174,11 @@ static int island_finish(void *state, plan *out, planner_stats *st, gt_err *e)
 {
     ma_island *x = state;
     enc_final f;
-    double search_s = now_s() - x->s.t0;
     objective sobj = x->obj;
     if (pick_final(&x->s, &sobj, &f, e))
         return -1;
     *out = f.p;
-    fill_stats(&x->s, &f, search_s, st);
+    fill_stats(&x->s, &f, st);
     return 0;
 }
 

@@ -1,5 +1,5 @@
-/* planner_run.h — what `geotrain compare` (planner/cmd_compare.c) and
- * `geotrain study` (experiments/study.c) share: run one planner on a
+/* planner_run.h — what `geotrain compare` (cli/cmd_compare.c) and
+ * `geotrain study` (study/study.c) share: run one planner on a
  * topology and job, time it and replay its plan in the simulator (the
  * referee), so that both commands report the same figures for the same run;
  * and the wrapped list of planner names their help and errors print.

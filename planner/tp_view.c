@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "objective.h"
 #include "sim/cost.h"
@@ -168,6 +169,9 @@ int tp_search(const topology *t, const job *j, const planner_opts *o, bool stric
         plan p = {0};
         planner_stats ds;
         memset(&ds, 0, sizeof ds);
+        if (o->progress && nd > 1)   /* which of the searches is running */
+            fprintf(stderr, "%stensor-parallel degree %d (%d of %d)\n",
+                    isatty(STDERR_FILENO) ? "\n" : "", deg[i], i + 1, nd);
         int rc = run(ctx, deg[i] > 1 ? &v.t : t, deg[i] > 1 ? &v : NULL, &od, &p, &ds, &de);
         tried++;
         evals += ds.evaluations;

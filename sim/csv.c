@@ -21,6 +21,32 @@ static int read_line(csv_reader *r, gt_err *e)
     return got;
 }
 
+/* A field that starts with '"' (RFC 4180): up to the closing quote, "" for
+ * one quote, unquoted in place; *p moves past it. -1 when it is not closed
+ * on its line or text follows the closing quote. */
+static int unquote(csv_reader *r, char **p, gt_err *e)
+{
+    char *start = *p, *w = *p, *s = *p + 1;
+    for (;; s++) {
+        if (*s == '\0')
+            return gt_fail(e, "%s:%d:%d: quoted field not closed on its line", r->path,
+                           r->line, (int)(start - r->buf) + 1);
+        if (*s == '"' && s[1] == '"')
+            *w++ = *s++;
+        else if (*s == '"')
+            break;
+        else
+            *w++ = *s;
+    }
+    s++;
+    if (*s != ',' && *s != '\0')
+        return gt_fail(e, "%s:%d:%d: text after the closing quote of a field", r->path,
+                       r->line, (int)(s - r->buf) + 1);
+    *w = '\0';
+    *p = s;
+    return 0;
+}
+
 static int split(csv_reader *r, char **out, gt_err *e)
 {
     int n = 0;
@@ -30,13 +56,38 @@ static int split(csv_reader *r, char **out, gt_err *e)
             return gt_fail(e, "%s:%d: more than %d columns", r->path, r->line,
                            CSV_MAX_FIELDS);
         out[n++] = p;
-        char *comma = strchr(p, ',');
+        char *comma;
+        if (*p == '"') {
+            char *q = p;
+            if (unquote(r, &q, e))
+                return -1;
+            comma = *q == ',' ? q : NULL;
+        } else {
+            comma = strchr(p, ',');
+        }
         if (!comma)
             break;
         *comma = '\0';
         p = comma + 1;
     }
     return n;
+}
+
+void csv_put_field(FILE *fp, const char *s)
+{
+    if (!s)
+        s = "";
+    if (!s[strcspn(s, ",\"\r\n")]) {
+        fputs(s, fp);
+        return;
+    }
+    fputc('"', fp);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', fp);
+        fputc(*s, fp);
+    }
+    fputc('"', fp);
 }
 
 static int is_skippable(const char *s)

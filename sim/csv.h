@@ -1,7 +1,7 @@
 /* csv.h — a small reader for the project's comma-separated catalogs and traces.
  *
- * Our CSV files never quote fields (shared/data/README.md guarantees no comma or
- * quote inside a field), so a line splits on ','. Lines starting with '#' and
+ * Fields split on ','; a field may be quoted as in RFC 4180 ("a,b", "say
+ * ""hi""") but must end on its line (no line breaks inside). Lines starting with '#' and
  * blank lines are skipped. The reader keeps the header so that callers look up
  * columns by name and report errors as "file:line: column 'x': ...". */
 #ifndef GT_CSV_H
@@ -31,6 +31,9 @@ int csv_open(csv_reader *r, const char *path, gt_err *e);
 /* Read the next data row: 1 = a row, 0 = end of file, -1 = error. */
 int csv_next(csv_reader *r, gt_err *e);
 void csv_close(csv_reader *r);
+/* Write one field, quoted (RFC 4180) when it holds a comma, a quote or a line
+ * break; NULL = empty. */
+void csv_put_field(FILE *fp, const char *s);
 
 /* Column index by name, or -1 (with an error naming the file) when required. */
 int csv_col(const csv_reader *r, const char *name, int required, gt_err *e);

@@ -124,9 +124,15 @@ int model_catalog_lookup(const char *path, const char *arg, model_spec *m, gt_er
         if (strcmp(all[i].id, id) == 0)
             found = i;
     if (found < 0) {
-        char list[768] = "";
+        /* the names as users type them (dashes; canonical_id maps them back) */
+        char list[1024] = "";
         for (int i = 0; i < n; i++) {
-            strncat(list, all[i].id, sizeof list - strlen(list) - 3);
+            size_t at = strlen(list);
+            strncat(list, all[i].id, sizeof list - at - 3);
+            for (char *c = list + at; *c; c++)
+                *c = *c == '_' ? '-' : *c;
+            if (!strcmp(all[i].id, "gpt3_1.3b"))
+                strncat(list, " (gpt3-xl)", sizeof list - strlen(list) - 1);
             if (i + 1 < n)
                 strncat(list, ", ", sizeof list - strlen(list) - 1);
         }

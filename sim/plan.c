@@ -13,7 +13,8 @@ static const char *const PLAN_KEYS[] = {"planner", "objective", "schedule", "dp_
                                         "microbatch_size", "pipelines", "objective_value",
                                         "estimate", "simulated", "topology", "model",
                                         "note", "pareto_index", "accumulation_steps",
-                                        "dp_shard", "grad_sync", "grad_bucket_mb", NULL};
+                                        "dp_shard", "grad_sync", "grad_bucket_mb", "provenance",
+                                        NULL};
 static const char *const PIPE_KEYS[] = {"microbatches", "stages", NULL};
 static const char *const STAGE_KEYS[] = {"gpus",         "layers",       "freq_mhz",
                                          "freq_mhz_fwd", "freq_mhz_bwd", NULL};

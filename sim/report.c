@@ -7,6 +7,7 @@
 
 #include "catalog.h"
 #include "cost.h"
+#include "csv.h"
 
 #define GIB 1073741824.0
 #define GBPS 125000000.0
@@ -169,10 +170,14 @@ int report_csv_write(FILE *out, const topology *t, const plan *p, const sim_deta
         char name[160];
         topo_gpu_name(t, g, name, sizeof name);
         const lane_account *a = &d->acc[l];
-        fprintf(out, "%s,%s,%s,%d,%.9f,%.9f,%.9f,%.6f\n", name, topo_gpu_type(t, g)->id,
-                t->sites[t->gpus[g].site].id, d->w.lanes[l].pipe, a->compute_ns * 1e-9,
+        csv_put_field(out, name);
+        fputc(',', out);
+        csv_put_field(out, topo_gpu_type(t, g)->id);
+        fputc(',', out);
+        csv_put_field(out, t->sites[t->gpus[g].site].id);
+        fprintf(out, ",%d,%.9f,%.9f,%.9f,%.6f\n", d->w.lanes[l].pipe, a->compute_ns * 1e-9,
                 a->comm_ns * 1e-9, a->idle_ns * 1e-9, a->energy_j);
     }
-    fprintf(out, "total,,,,,,,%.6f\n", d->res.energy_j);
+    /* one kind of row per file: the total energy is in the JSON (energy_j) */
     return ferror(out) ? -1 : 0;
 }

@@ -3,6 +3,7 @@
  * tracks and BubbleTea's prefill tracks. */
 #include "timeline_int.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,7 +126,7 @@ static int write_body(FILE *fp, void *ctx)
     int fd = dup(fileno(fp));
     if (fd < 0)
         return -1;
-    c->gz = gzdopen(fd, "wb6");
+    c->gz = gzdopen(fd, c->mode);
     if (!c->gz) {
         close(fd);
         return -1;
@@ -145,7 +146,9 @@ static int write_body(FILE *fp, void *ctx)
 int timeline_write(const char *path, const topology *t, const sim_detail *d,
                    const prefill_result *pf, gt_err *e)
 {
-    tl_ctx c = {t, d, pf, NULL, 1, NULL, NULL};
+    size_t n = strlen(path);
+    bool gz = n >= 3 && !strcmp(path + n - 3, ".gz");
+    tl_ctx c = {t, d, pf, NULL, 1, NULL, NULL, gz ? "wb6" : "wbT"};
     int rc = atomic_write(path, write_body, &c, e);
     free(c.flow_pid);
     free(c.flow_tid);

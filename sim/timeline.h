@@ -1,5 +1,5 @@
 /* timeline.h — the first simulated iteration as a Chrome trace-event file
- * (JSON, gzip-compressed through zlib) that opens in Perfetto or
+ * (JSON; gzip-compressed through zlib when the path ends in .gz, plain otherwise) that opens in Perfetto or
  * chrome://tracing:
  *   GPUs      one track per GPU (ops named F3/B3 for microbatch 3 with
  *             pipeline, stage and microbatch in args, then sync and optimizer);

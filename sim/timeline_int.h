@@ -21,6 +21,7 @@ typedef struct tl_ctx {
     gzFile gz;
     int first;
     int *flow_pid, *flow_tid;   /* link track of each flow (tl_link_tracks), or NULL */
+    const char *mode;   /* gzip for *.gz, zlib's transparent (plain) write otherwise */
 } tl_ctx;
 
 /* JSON-safe copy of a name (ids are user input). */

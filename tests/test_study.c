@@ -18,9 +18,9 @@
 
 #include <math.h>
 
-#include "experiments/study.h"
+#include "study/study.h"
 #include "planner/islands.h"
-#include "sim/cli.h"
+#include "cli/cli.h"
 
 /* --- helpers ------------------------------------------------------------------- */
 

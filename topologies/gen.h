@@ -130,20 +130,4 @@ int topo_generate(const topogen_opts *o, topology *out, gt_err *e);
  * a100_sxm_80gb, v100 -> v100_sxm2_16gb, 4090 -> rtx_4090, ...), else `name`. */
 const char *topogen_gpu_alias(const char *name);
 
-/* Command-line front end, shared by `topo gen` and `study` (both print).
- *
- * topogen_take_option: argv[*i] is one of the generator's options (--sites,
- * --gpus, --gpus-dist, --mix, --mix-per, --node-size, --nic-gbps, --regions,
- * --bw-scale, --bw-jitter, --tcp-connections, --tcp-window-mb, --pue,
- * --seed, and --name when with_name): its value goes into o and *i moves
- * past it. Returns 1 taken, 0 not one of them, -1 bad value (a usage error
- * naming cmd is printed). */
-int topogen_take_option(topogen_opts *o, const char *cmd, bool with_name, int argc,
-                        char **argv, int *i);
-/* topogen_check() as a usage error of cmd: EXIT_OK, or EXIT_USAGE (printed). */
-int topogen_check_usage(const char *cmd, const topogen_opts *o, const topogen_data *d);
-
-/* `geotrain topo gen` */
-int cmd_topo_gen(int argc, char **argv);
-
 #endif

@@ -1,5 +1,5 @@
 /* cli.c — shared command-line handling (see cli.h). */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <errno.h>
 #include <math.h>
@@ -7,9 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include "cli/suggest.h"
 
 const char CLI_JOB_HELP[] =
-    "Job (DESIGN 3.3):\n"
+    "Job (docs/models.md, Job):\n"
     "  -m, --model MODEL      catalog id (gpt3-xl, llama2-7b, ...) or a model JSON file\n"
     "                         (GeoTrain's, or a Hugging Face config.json)\n"
     "  --batch B              global batch in sequences (default 1024)\n"
@@ -203,4 +206,91 @@ int cli_load_job(cli_common *c, job *j, gt_err *e)
         return gt_fail(e, "batch %d is not a multiple of microbatch %d", j->batch,
                        j->microbatch);
     return 0;
+}
+
+int cli_unknown(const char *cmd, const char *arg, const char *help)
+{
+    char near[64];
+    const char *texts[] = {help, CLI_JOB_HELP, NULL};
+    if (arg[0] == '-' && cli_nearest_option(arg, texts, near, sizeof near))
+        return cli_usage_error(cmd, "unknown option '%s' (did you mean %s?)", arg, near);
+    return cli_usage_error(cmd, arg[0] == '-' ? "unknown option '%s'"
+                                              : "unexpected argument '%s'", arg);
+}
+
+int cli_check_list(const char *cmd, const char *opt, const char *spec)
+{
+    if (!*spec)
+        return cli_usage_error(cmd, "%s: empty list", opt), -1;
+    for (const char *p = spec;; p++) {
+        const char *q = strchr(p, ',');
+        size_t n = q ? (size_t)(q - p) : strlen(p);
+        if (!n) {
+            cli_usage_error(cmd, "%s '%s': empty item at character %zu (items are separated "
+                                 "by one comma, no comma at either end)", opt, spec,
+                            (size_t)(p - spec) + 1);
+            return -1;
+        }
+        if (!q)
+            return 0;
+        p = q;
+    }
+}
+
+/* Same file: same name, or both exist with the same device and inode. */
+static bool same_file(const char *a, const char *b)
+{
+    if (!strcmp(a, b))
+        return true;
+    struct stat sa, sb;
+    return !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int cli_check_outputs(const char *cmd, const char *const *outs, int nout,
+                      const char *const *ins, int nin)
+{
+    int stdout_n = 0;
+    for (int i = 0; i < nout; i++) {
+        if (!outs[i])
+            continue;
+        if (!strcmp(outs[i], "-")) {
+            if (++stdout_n > 1)
+                return cli_usage_error(cmd, "'-' (standard output) given for more than one "
+                                            "output; '-' means stdout for exactly one"), -1;
+            continue;
+        }
+        for (int k = 0; k < i; k++)
+            if (outs[k] && strcmp(outs[k], "-") && same_file(outs[i], outs[k]))
+                return cli_usage_error(cmd, "'%s' is given for two outputs", outs[i]), -1;
+        for (int k = 0; k < nin; k++)
+            if (ins[k] && strcmp(ins[k], "-") && same_file(outs[i], ins[k]))
+                return cli_usage_error(cmd, "output '%s' is an input of this run; refusing to "
+                                            "overwrite it", outs[i]), -1;
+    }
+    return 0;
+}
+
+char **cli_split_equals(int argc, char **argv, int *nargc)
+{
+    char **out = calloc((size_t)argc * 2 + 1, sizeof *out);
+    if (!out)
+        return NULL;
+    int n = 0;
+    bool plain = false;     /* after "--" */
+    for (int i = 0; i < argc; i++) {
+        char *a = argv[i], *eq = strchr(a, '=');
+        if (!strcmp(a, "--"))
+            plain = true;
+        if (plain || i == 0 || strncmp(a, "--", 2) || !eq || eq == a + 2) {
+            out[n++] = a;
+            continue;
+        }
+        /* argv strings may be written to (C17 5.1.2.2.1): cut at the '=' */
+        *eq = '\0';
+        out[n++] = a;
+        out[n++] = eq + 1;
+    }
+    out[n] = NULL;
+    *nargc = n;
+    return out;
 }

@@ -1,18 +1,19 @@
-/* cmd_simulate.c — `geotrain simulate`: replay a plan and report (DESIGN 11). */
+/* cmd_simulate.c — `geotrain simulate`: replay a plan and report (docs/cli.md, Outputs). */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "atomic_file.h"
-#include "cli.h"
-#include "commands.h"
-#include "jsonio.h"
-#include "plan_opts.h"
-#include "prefill.h"
-#include "report.h"
-#include "simulate.h"
-#include "timeline.h"
+#include "sim/atomic_file.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/version.h"
+#include "sim/jsonio.h"
+#include "sim/prefill.h"
+#include "sim/report.h"
+#include "sim/simulate.h"
+#include "sim/timeline.h"
+#include "cli/plan_opts.h"
 
 static const char HELP[] =
     "usage: geotrain simulate -t TOPO -m MODEL [JOB] -p PLAN [options]\n\n"
@@ -21,9 +22,11 @@ static const char HELP[] =
     "links max-min fairly, gradient sync, optimizer. Prints iteration time,\n"
     "joules, utilisation and the estimator's figure with the gap.\n\n"
     "Outputs:\n"
-    "  --json FILE|-          report as JSON (stable keys, DESIGN 11); '-' = stdout\n"
-    "  --csv FILE             one row per GPU\n"
-    "  --timeline FILE.json.gz  Chrome trace events (open in ui.perfetto.dev)\n"
+    "  --json FILE|-          report as JSON (stable keys: docs/cli.md, Outputs);\n"
+    "                         '-' = stdout\n"
+    "  --csv FILE|-           one row per GPU\n"
+    "  --timeline FILE       Chrome trace events (open in ui.perfetto.dev); gzip when\n"
+    "                         FILE ends in .gz, plain JSON otherwise\n"
     "Network:\n"
     "  --wan-policy fair|temporal  WAN sharing (default: per link, fair)\n"
     "  --tcp-connections K    TCP connections per WAN transfer (default: topology)\n"
@@ -109,10 +112,21 @@ static int parse_option(sim_args *a, int argc, char **argv, int *i)
     } else if ((n = plan_opts_take(&a->po, "simulate", argc, argv, i)) != 0) {
         return n < 0 ? EXIT_USAGE : 0;
     } else {
-        return cli_usage_error("simulate", "unknown option '%s'", arg);
+        return cli_unknown("simulate", arg, HELP);
     }
 #undef VALUE
     return 0;
+}
+
+enum { SIM_INPUTS = 7 };
+
+/* The files this run reads (catalog ids and unset options are NULL or not files). */
+static int sim_inputs(const sim_args *a, const char *ins[SIM_INPUTS])
+{
+    const char *v[SIM_INPUTS] = {a->c.topo_path, a->c.model_arg, a->plan, a->c.profile_path,
+                                 a->o.avail_trace, a->mix, a->prefill};
+    memcpy(ins, v, sizeof v);
+    return SIM_INPUTS;
 }
 
 static int parse_args(sim_args *a, int argc, char **argv)
@@ -141,6 +155,9 @@ static int parse_args(sim_args *a, int argc, char **argv)
                                            "need --prefill MODEL");
     if (a->c.iterations > 0)
         a->o.iterations = (int)a->c.iterations;
+    const char *outs[3] = {a->json, a->csv, a->timeline}, *ins[SIM_INPUTS];
+    if (cli_check_outputs("simulate", outs, 3, ins, sim_inputs(a, ins)))
+        return EXIT_USAGE;
     return 0;
 }
 
@@ -173,6 +190,8 @@ static int write_outputs(const sim_args *a, const topology *t, const job *j, con
         json_object_set_new(root, "prefill", prefill_json(pf, a->prefill));
         json_object_set_new(root, "utilization_with_prefill", json_real(pf->util_after));
     }
+    const char *ins[SIM_INPUTS];
+    cli_add_provenance(root, ins, sim_inputs(a, ins));
     int rc = 0;
     if (a->json)
         rc = json_write_atomic(root, a->json, e);
@@ -183,7 +202,9 @@ static int write_outputs(const sim_args *a, const topology *t, const job *j, con
     }
     if (!rc && a->timeline)
         rc = timeline_write(a->timeline, t, d, pf, e);
-    if (!rc && !(a->json && !strcmp(a->json, "-"))) {
+    bool to_stdout = (a->json && !strcmp(a->json, "-")) || (a->csv && !strcmp(a->csv, "-")) ||
+                     (a->timeline && !strcmp(a->timeline, "-"));
+    if (!rc && !to_stdout) {    /* '-' gives stdout to that one output */
         report_human(stdout, t, j, p, d);
         if (pf)
             printf("\nBubbleTea prefill (%s): %.0f tokens/s, %.2f requests/s on %d of %d GPUs; "
@@ -227,12 +248,27 @@ int cmd_simulate(int argc, char **argv)
     gt_err e = {{0}};
     if (cli_load_job(&a.c, &j, &e) || cli_load_topology(&a.c, &t, &e))
         return cli_input_error(&e);
+    /* --tcp-connections is a property of the network: the estimator (which
+     * reads the topology's TCP cap) and the replay both see it */
+    if (a.o.tcp_connections > 0)
+        t.tcp_connections = a.o.tcp_connections;
     if (plan_load(&p, a.plan, &t, &e)) {
         topo_free(&t);
         return cli_input_error(&e);
     }
     plan_opts_apply(&a.po, &p);
     int rc;
+    if (a.c.microbatch > 0 && a.c.microbatch != p.microbatch_size) {
+        /* the plan fixes the microbatch size: never ignore the option silently */
+        rc = cli_usage_error("simulate", "--microbatch %ld contradicts the plan's "
+                             "microbatch_size %d (%s); a replay uses the plan's, drop "
+                             "--microbatch or change the plan", a.c.microbatch,
+                             p.microbatch_size, a.plan);
+        plan_free(&p);
+        topo_free(&t);
+        cli_free(&a.c);
+        return rc;
+    }
     if (plan_check(&p, &t, &j, &e)) {
         fprintf(stderr, "error: %s: %s\n", a.plan, e.msg);
         rc = EXIT_INPUT;

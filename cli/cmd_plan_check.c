@@ -2,18 +2,19 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "plan.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "sim/plan.h"
 
 #define GIB 1073741824.0
 
 static const char HELP[] =
     "usage: geotrain plan check -t TOPO -m MODEL [JOB] PLAN\n\n"
-    "Check that a plan (DESIGN 3.4) runs on a topology and job: every GPU exists\n"
-    "and is used at most once, every pipeline covers every layer exactly once,\n"
-    "tensor-parallel GPUs share a node, microbatches x microbatch_size = batch,\n"
-    "and every GPU's memory fits. Exit 0 and a summary, or 1 with the reason.\n\n%s";
+    "Check that a plan (docs/formats.md, Plan) runs on a topology and job: every\n"
+    "GPU exists and is used at most once, every pipeline covers every layer exactly\n"
+    "once, tensor-parallel GPUs share a node, microbatches x microbatch_size =\n"
+    "batch, and every GPU's memory fits. Exit 0 and a summary, or 1 with the\n"
+    "reason.\n\n%s";
 
 int cmd_plan_check(int argc, char **argv)
 {
@@ -31,7 +32,7 @@ int cmd_plan_check(int argc, char **argv)
             return EXIT_OK;
         }
         if (argv[i][0] == '-')
-            return cli_usage_error(c.cmd, "unknown option '%s'", argv[i]);
+            return cli_unknown(c.cmd, argv[i], HELP);
         if (plan_path)
             return cli_usage_error(c.cmd, "unexpected argument '%s'", argv[i]);
         plan_path = argv[i];

@@ -5,10 +5,10 @@
 #define GT_CLI_H
 
 #include <stdbool.h>
-#include "error.h"
-#include "job.h"
-#include "topology.h"
-#include "trace.h"
+#include "sim/error.h"
+#include "sim/job.h"
+#include "sim/topology.h"
+#include "sim/trace.h"
 
 enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2 };
 
@@ -50,6 +50,24 @@ int cli_load_job(cli_common *c, job *j, gt_err *e);
 int cli_job_plannable(const job *j, gt_err *e);
 /* Release what cli_load_job loaded (the profile). */
 void cli_free(cli_common *c);
+
+/* An unknown option (or unexpected argument) of cmd: a usage error with
+ * "did you mean --x?" when an option of the help text (or of the JOB block)
+ * is one typo away. Returns EXIT_USAGE. */
+int cli_unknown(const char *cmd, const char *arg, const char *help);
+/* A comma-separated list value of opt: refuse an empty list or an empty
+ * item ("greedy,", "memetic,,greedy", ",x"). 0 or -1 (usage error printed). */
+int cli_check_list(const char *cmd, const char *opt, const char *spec);
+/* Outputs of one run: at most one is "-" (standard output), no two name the
+ * same file, and none is one of the run's inputs (same file, by device and
+ * inode, or by name). NULL entries are skipped. 0 or -1 (printed). */
+int cli_check_outputs(const char *cmd, const char *const *outs, int nout,
+                      const char *const *ins, int nin);
+
+/* "--opt=value" as "--opt" "value": a new argv (argv[argc] = NULL) the caller
+ * frees with free(), or NULL when out of memory. Arguments after "--" and
+ * those not starting with "--" are kept whole. */
+char **cli_split_equals(int argc, char **argv, int *nargc);
 
 /* The JOB options block for --help texts. */
 extern const char CLI_JOB_HELP[];

@@ -4,20 +4,22 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "cost.h"
-#include "dp_sync.h"
-#include "memory.h"
-#include "jsonio.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/version.h"
+#include "sim/cost.h"
+#include "sim/jsonio.h"
+#include "sim/dp_sync.h"
+#include "sim/memory.h"
 
 #define GIB 1073741824.0
 
 static const char HELP[] =
     "usage: geotrain model show MODEL [JOB] [--json]\n\n"
-    "Print what the cost model (DESIGN 4) says about a model and job: parameters\n"
-    "(per layer, embedding, head, total vs published), FLOPs per iteration,\n"
-    "training state and activation memory, activation and gradient transfer sizes.\n\n"
+    "Print what the cost model (docs/models.md, Cost) says about a model and job:\n"
+    "parameters (per layer, embedding, head, total vs published), FLOPs per\n"
+    "iteration, training state and activation memory, activation and gradient\n"
+    "transfer sizes.\n\n"
     "  --json        machine-readable output (keys params, flops_per_iteration, ...)\n\n"
     "%s\n"
     "example: geotrain model show gpt3-xl --batch 1024 --seq 2048 --recompute full\n";
@@ -89,7 +91,7 @@ int cmd_model_show(int argc, char **argv)
         if (!strcmp(argv[i], "--json"))
             as_json = 1;
         else if (argv[i][0] == '-')
-            return cli_usage_error(c.cmd, "unknown option '%s'", argv[i]);
+            return cli_unknown(c.cmd, argv[i], HELP);
         else if (!c.model_arg)
             c.model_arg = argv[i];
         else
@@ -103,6 +105,8 @@ int cmd_model_show(int argc, char **argv)
         return cli_input_error(&e);
     if (as_json) {
         json_t *o = model_json(&j);
+        const char *ins[2] = {c.model_arg, c.profile_path};
+        cli_add_provenance(o, ins, 2);
         json_dumpf(o, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
         fputc('\n', stdout);
         json_decref(o);

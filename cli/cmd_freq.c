@@ -3,10 +3,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
-#include "freq_assign.h"
+#include "cli/commands.h"
+#include "planner/freq_assign.h"
 #include "sim/atomic_file.h"
-#include "sim/cli.h"
+#include "cli/cli.h"
 
 static const char HELP[] =
     "usage: geotrain freq -t TOPO -m MODEL [JOB] PLAN [options]\n\n"

@@ -1,7 +1,7 @@
 /* cmd_compare.c — `geotrain compare`: run planners on one topology and job,
  * replay every plan in the simulator (simulate_plan, the referee) and
  * tabulate iteration time, joules, carbon, planning time and the objective,
- * each row relative to the best baseline (DESIGN 11).
+ * each row relative to the best baseline (docs/cli.md, Outputs).
  *
  * With --seeds N every planner runs with seeds S..S+N-1 (S = --seed, default
  * 1) and a row reports the mean, with min and max of the iteration time and
@@ -20,19 +20,22 @@
  * flag is this command's one piece of global mutable state. */
 #include <jansson.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "baselines/dtfm.h"
-#include "commands.h"
-#include "objective.h"
-#include "planner.h"
-#include "planner_run.h"
+#include "planner/baselines/dtfm.h"
+#include "cli/commands.h"
+#include "planner/objective.h"
+#include "planner/planner.h"
+#include "planner/planner_run.h"
 #include "sim/atomic_file.h"
-#include "sim/cli.h"
+#include "cli/cli.h"
+#include "cli/progress.h"
+#include "cli/signals.h"
+#include "cli/version.h"
+#include "sim/csv.h"
 #include "sim/jsonio.h"
 #include "sim/simulator.h"
 
@@ -58,6 +61,8 @@ static const char HELP[] =
     "  --json FILE|-       rows[] with planner, gpus_used, iteration_time_s, energy_j,\n"
     "                      plan_time_s, ... ('-' = standard output, no table)\n"
     "  --csv FILE|-        the same rows as CSV\n"
+    "  -q, --quiet         no progress on stderr (by default a line per run, on a\n"
+    "                      non-terminal at most every 5 s, with an ETA)\n"
     "  --dtfm-cost         add DT-FM's native cost (DataPCost + 2 PipelinePCost) of\n"
     "                      every plan that is a grid of single-GPU stages\n"
     "  --wan-policy P      WAN sharing in the replay (default: as the topology says)\n\n"
@@ -73,6 +78,8 @@ typedef struct run_rec {
     bool ok;                   /* planned and replayed */
     planner_run run;
     double dtfm_cost;          /* NAN unless --dtfm-cost and a grid plan */
+    int tp;                    /* tensor-parallel degree of the plan (ok runs) */
+    double peak_mem;           /* bytes on the fullest GPU (ok runs) */
 } run_rec;
 
 typedef struct row {
@@ -88,44 +95,11 @@ typedef struct cmp_opts {
     const char *planners, *objective, *json, *csv;
     long seeds, seed, threads;
     double budget_s;
-    bool dtfm_cost;
+    bool dtfm_cost, quiet;
     int wan_policy;
     volatile int *stop;        /* the signal that asked to stop, 0 = none */
+    const char *inputs[3];     /* topology, model, profile: for the provenance */
 } cmp_opts;
-
-/* --- signals -------------------------------------------------------------- */
-
-static volatile int g_stop;
-
-/* The first signal asks the planners to stop; a second one ends the process
- * the default way, after removing the temporary file of an atomic write in
- * progress (signal() and raise() are async-signal-safe). */
-static void on_signal(int sig)
-{
-    if (g_stop) {
-        atomic_cleanup_on_signal();
-        signal(sig, SIG_DFL);
-        raise(sig);
-        return;
-    }
-    g_stop = sig;
-}
-
-static void catch_signals(struct sigaction old[2])
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old[0]);
-    sigaction(SIGTERM, &sa, &old[1]);
-}
-
-static void restore_signals(const struct sigaction old[2])
-{
-    sigaction(SIGINT, &old[0], NULL);
-    sigaction(SIGTERM, &old[1], NULL);
-}
 
 /* --- arguments ------------------------------------------------------------ */
 
@@ -155,6 +129,10 @@ static int take_option(cmp_opts *o, int argc, char **argv, int *i)
         return cli_value(cmd, argc, argv, i, &o->json) ? -1 : 1;
     if (!strcmp(a, "--csv"))
         return cli_value(cmd, argc, argv, i, &o->csv) ? -1 : 1;
+    if (!strcmp(a, "--quiet") || !strcmp(a, "-q")) {
+        o->quiet = true;
+        return 1;
+    }
     if (!strcmp(a, "--dtfm-cost")) {
         o->dtfm_cost = true;
         return 1;
@@ -187,6 +165,8 @@ static int take_option(cmp_opts *o, int argc, char **argv, int *i)
 /* The planners to run, in registry order for `all`, else as listed. */
 static int select_planners(const char *spec, int ngpus, const planner_def ***out, int *n)
 {
+    if (strcmp(spec, "all") && cli_check_list("compare", "--planners", spec))
+        return EXIT_USAGE;
     int total;
     const planner_def *all = planner_all(&total);
     const planner_def **sel = calloc((size_t)total + 1, sizeof *sel);
@@ -242,19 +222,17 @@ static bool run_one(const planner_def *d, const topology *t, const job *j, const
         r->dtfm_cost = c;
     if (r->ok && r->run.sim.gpus_used)
         r->run.gpus = r->run.sim.gpus_used;
+    r->tp = 0;
+    r->peak_mem = 0;
+    double *mem = NULL;
+    if (r->ok && p.npipes > 0 && p.pipes[0].nstages > 0)
+        r->tp = p.pipes[0].stages[0].ngpus;
+    if (r->ok && !plan_memory_all(&p, j, t->ngpus, &mem))
+        for (int g = 0; g < t->ngpus; g++)
+            r->peak_mem = mem[g] > r->peak_mem ? mem[g] : r->peak_mem;
+    free(mem);
     plan_free(&p);
     return !(r->run.stopped && r->run.status == PLANNER_RUN_INFEASIBLE);
-}
-
-static void progress(bool on, int i, int n, const char *name, long s, long seeds)
-{
-    if (!on)
-        return;
-    if (seeds > 1)
-        fprintf(stderr, "\rcompare: [%d/%d] %-18s seed %ld/%ld   ", i + 1, n, name, s + 1, seeds);
-    else
-        fprintf(stderr, "\rcompare: [%d/%d] %-18s            ", i + 1, n, name);
-    fflush(stderr);
 }
 
 /* --- aggregation ----------------------------------------------------------- */
@@ -548,31 +526,28 @@ static void csv_num(FILE *fp, bool ok, double v)
 
 static void csv_text(FILE *fp, const char *s)
 {
-    fputs(",\"", fp);
-    for (; s && *s; s++) {
-        if (*s == '"')
-            fputc('"', fp);
-        fputc(*s == '\n' ? ' ' : *s, fp);
-    }
-    fputc('"', fp);
+    fputc(',', fp);
+    csv_put_field(fp, s);
 }
 
 static int write_csv(FILE *fp, void *ctx)
 {
     const report *rp = ctx;
     fprintf(fp, "planner,baseline,feasible,runs,runs_ok,gpus_used,stages,pipelines,"
-                "iteration_time_s,iteration_time_s_min,iteration_time_s_max,energy_j,"
+                "tp_degree,peak_memory_bytes,iteration_time_s,iteration_time_s_min,iteration_time_s_max,energy_j,"
                 "energy_j_per_token,carbon_g,usd,plan_time_s,objective,objective_value,"
                 "relative_to_best_baseline,dtfm_cost_s,error\n");
     for (int i = 0; i < rp->n; i++) {
         const row *rw = &rp->rows[i];
         bool ok = rw->nok > 0;
         const run_rec *b = ok ? &rw->runs[rw->best] : NULL;
-        fprintf(fp, "%s,%d,%d,%d,%d", rw->def->name, rw->def->baseline, ok, rw->nruns, rw->nok);
+        csv_put_field(fp, rw->def->name);
+        fprintf(fp, ",%d,%d,%d,%d", rw->def->baseline, ok, rw->nruns, rw->nok);
         if (ok)
-            fprintf(fp, ",%d,%d,%d", b->run.gpus, b->run.smax, b->run.pipes);
+            fprintf(fp, ",%d,%d,%d,%d,%.0f", b->run.gpus, b->run.smax, b->run.pipes, b->tp,
+                    b->peak_mem);
         else
-            fputs(",,,", fp);
+            fputs(",,,,,", fp);
         csv_num(fp, ok, rw->time_s);
         csv_num(fp, ok, rw->time_min);
         csv_num(fp, ok, rw->time_max);
@@ -581,7 +556,7 @@ static int write_csv(FILE *fp, void *ctx)
         csv_num(fp, ok, rw->carbon_g);
         csv_num(fp, ok, rw->usd);
         csv_num(fp, true, rw->plan_s);
-        fprintf(fp, ",%s", rp->ob->text);
+        csv_text(fp, rp->ob->text);
         csv_num(fp, obj_ok(rw), rw->obj);
         csv_num(fp, ok, rw->rel);
         csv_num(fp, ok, rw->dtfm_cost);
@@ -606,6 +581,7 @@ static int write_outputs(const report *rp)
         print_table(rp, stdout);
     if (rp->co->json) {
         json_t *root = report_json(rp);
+        cli_add_provenance(root, rp->co->inputs, 3);
         int rc = json_write_atomic(root, rp->co->json, &e);
         json_decref(root);
         if (rc)
@@ -635,30 +611,41 @@ static int parse_args(int argc, char **argv, cli_common *c, cmp_opts *co, bool *
         if (r < 0)
             return EXIT_USAGE;
         if (!r)
-            return cli_usage_error(c->cmd, "unknown %s '%s'",
-                                   argv[i][0] == '-' ? "option" : "argument", argv[i]);
+            return cli_unknown(c->cmd, argv[i], HELP);
     }
     if (!c->topo_path || !c->model_arg)
         return cli_usage_error(c->cmd, "need -t TOPO and -m MODEL");
+    const char *ins[3] = {c->topo_path, c->model_arg, c->profile_path};
+    const char *outs[2] = {co->json, co->csv};
+    if (cli_check_outputs(c->cmd, outs, 2, ins, 3))
+        return EXIT_USAGE;
+    memcpy(co->inputs, ins, sizeof ins);
     return EXIT_OK;
 }
 
 /* Every planner with every seed, until done or stopped; the runs kept. */
 static long run_all(row *rows, int n, const topology *t, const job *j, const cmp_opts *co)
 {
-    bool tty = isatty(STDERR_FILENO);
+    cli_progress pr;
+    cli_progress_init(&pr, !co->quiet);
     long done = 0;
     for (int i = 0; i < n && !*co->stop; i++)
         for (long s = 0; s < co->seeds && !*co->stop; s++) {
-            progress(tty, i, n, rows[i].def->name, s, co->seeds);
+            char what[64];
+            if (co->seeds > 1)
+                snprintf(what, sizeof what, "%s seed %ld/%ld", rows[i].def->name, s + 1,
+                         co->seeds);
+            else
+                snprintf(what, sizeof what, "%s", rows[i].def->name);
+            cli_progress_show(&pr, "compare", what, (long)i * co->seeds + s,
+                              (long)n * co->seeds);
             row *rw = &rows[i];
             if (run_one(rw->def, t, j, co, co->seed + s, &rw->runs[rw->nruns])) {
                 rw->nruns++;
                 done++;
             }
         }
-    if (tty)
-        fprintf(stderr, "\r%60s\r", "");
+    cli_progress_end(&pr);
     return done;
 }
 
@@ -666,14 +653,12 @@ static long run_all(row *rows, int n, const topology *t, const job *j, const cmp
 static int compare_rows(row *rows, int n, const topology *t, const job *j, cmp_opts *co,
                         objective *ob)
 {
-    struct sigaction old[2];
-    g_stop = 0;
-    co->stop = &g_stop;
-    catch_signals(old);
+    cli_signals sig;
+    co->stop = cli_signals_catch(&sig);
     report rp = {t, j, co, ob, rows, n, -1, (double)j->batch * j->seq, 0,
                  (long)n * co->seeds, false};
     rp.done = run_all(rows, n, t, j, co);
-    rp.interrupted = g_stop != 0;
+    rp.interrupted = cli_signals_caught() != 0;
     rp.best = finish_rows(rows, n, ob);
     int rc = write_outputs(&rp);
     bool any = false;
@@ -684,9 +669,9 @@ static int compare_rows(row *rows, int n, const topology *t, const job *j, cmp_o
         fprintf(stderr, "error: no planner produced a feasible plan (see the rows)\n");
         rc = EXIT_INPUT;
     }
-    restore_signals(old);
+    cli_signals_restore(&sig);
     /* a signal during the writing leaves whole files, but was still a request to stop */
-    return g_stop && !rc ? 128 + g_stop : rc;
+    return cli_signals_caught() && !rc ? cli_signals_exit_code() : rc;
 }
 
 int cmd_compare(int argc, char **argv)

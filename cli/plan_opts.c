@@ -1,10 +1,10 @@
 /* plan_opts.c — command-line overrides of a plan's training options
  * (plan_opts.h). */
-#include "plan_opts.h"
+#include "cli/plan_opts.h"
 
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 void plan_opts_init(plan_opts *o)
 {

@@ -95,7 +95,4 @@ const char *study_header(void);
 /* Index of a column in the header, -1 if none. */
 int study_column(const char *name);
 
-/* `geotrain study` */
-int cmd_study(int argc, char **argv);
-
 #endif

@@ -2,9 +2,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "commands.h"
-#include "topology.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "sim/topology.h"
 
 static const char SHOW_HELP[] =
     "usage: geotrain topo show FILE\n\n"
@@ -14,9 +14,9 @@ static const char SHOW_HELP[] =
 
 static const char CHECK_HELP[] =
     "usage: geotrain topo check FILE...\n\n"
-    "Validate topology files (DESIGN 3.2). Prints 'ok' per valid file; on the\n"
-    "first problem in a file prints file:line:col: field: reason. Exit 0 when\n"
-    "all are valid, 1 otherwise.\n";
+    "Validate topology files (format: docs/formats.md, Topology). Prints 'ok' per\n"
+    "valid file; on the first problem in a file prints file:line:col: field:\n"
+    "reason. Exit 0 when all are valid, 1 otherwise.\n";
 
 static int want_help(int argc, char **argv)
 {

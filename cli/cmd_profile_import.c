@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kineto.h"
+#include "traces/kineto.h"
 #include "sim/atomic_file.h"
-#include "sim/cli.h"
+#include "cli/cli.h"
 
 static const char HELP[] =
     "usage: geotrain profile import TRACE.json -o PROFILE.csv --gpu ID --model ID\n"

@@ -1,50 +1,40 @@
 /* cmd_plan.c — `geotrain plan`: run a planner and write the plan file
- * (DESIGN 11). The file is plan_to_json() plus "objective_value" (the
- * planner's figure: simulated for memetic and exact), "estimate" and
+ * (docs/formats.md, Plan). The file is plan_to_json() plus "objective_value"
+ * (the planner's figure: simulated for memetic and exact), "estimate" and
  * "simulated" blocks; with --objective pareto (memetic, exact) a front: a
- * JSON of plans and a CSV beside it. On a terminal a progress line runs on
- * stderr; at the end a summary of the plan goes to stdout. Ctrl-C writes the
- * best plan so far and exits 130. The SIGINT flag is this program's one
- * piece of global mutable state. */
+ * JSON of plans and a CSV beside it. Progress goes to stderr (docs/cli.md);
+ * at the end a summary of the plan goes to stdout. SIGINT/SIGTERM
+ * (cli/signals.h) write the best plan so far and exit 128 + signal. */
 #include <jansson.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "commands.h"
-#include "encoding.h"
-#include "exact.h"
-#include "freq_finish.h"
-#include "islands.h"
-#include "memetic.h"
-#include "objective.h"
-#include "pareto.h"
-#include "planner.h"
+#include "cli/commands.h"
+#include "planner/encoding.h"
+#include "planner/exact.h"
+#include "planner/islands.h"
+#include "planner/memetic.h"
+#include "planner/objective.h"
+#include "planner/pareto.h"
+#include "planner/planner.h"
+#include "planner/freq_finish.h"
 #include "sim/atomic_file.h"
-#include "sim/cli.h"
+#include "cli/cli.h"
+#include "cli/signals.h"
+#include "cli/version.h"
 #include "sim/estimator.h"
 #include "sim/jsonio.h"
 #include "sim/simulator.h"
-
-#define EXIT_INTERRUPTED 130
-
-static volatile int g_stop;
-
-static void on_sigint(int sig)
-{
-    (void)sig;
-    g_stop = 1;
-}
 
 static const char HELP[] =
     "usage: geotrain plan -t TOPO -m MODEL [JOB] [--planner NAME] [--objective OBJ]\n"
     "                     [--seed S] [--budget-s SEC | --generations N] [--threads N]\n"
     "                     -o PLAN\n\n"
     "Choose GPUs, pipeline shape, placement, layer cuts, microbatches, schedule and\n"
-    "gradient sync for a training job, and write the plan (DESIGN 3.4) with its\n"
-    "objective value, the estimator's and the simulator's figures.\n\n"
+    "gradient sync for a training job, and write the plan (docs/formats.md, Plan)\n"
+    "with its objective value, the estimator's and the simulator's figures.\n\n"
     "  --planner NAME     memetic (default), exact, an ablation or a baseline (below)\n"
     "  --objective OBJ    time (default), energy, weighted:W, energy-within:X, carbon,\n"
     "                     cost, pareto (memetic, exact: -o front.json + front.csv)\n"
@@ -60,7 +50,11 @@ static const char HELP[] =
     "  --migrate-every G  generations between migrations (default 10)\n"
     "  --freq             memetic, objectives energy, weighted, energy-within, pareto:\n"
     "                     per-stage SM clocks on the finalists (no slowdown; geotrain freq)\n"
-    "  -o, --output PLAN  where to write the plan\n\n%s\n"
+    "  -o, --output PLAN  where to write the plan\n"
+    "  -q, --quiet        no progress on stderr (a line that redraws itself on a\n"
+    "                     terminal, else a plain line every 5 s with the time left)\n\n"
+    "Ctrl-C (or SIGTERM) stops the search: the best plan so far is written and the\n"
+    "exit code is 130 (143 for SIGTERM). A second signal ends at once.\n\n%s\n"
     "example:\n"
     "  geotrain plan -t topologies/pools/world-hetero.json -m gpt3-xl --batch 1024 \\\n"
     "      --objective time -o p.json\n"
@@ -73,6 +67,7 @@ typedef struct plan_args {
     long seed, generations, threads, microbatch, islands, migrate_every;
     double budget_s;
     bool freq;     /* --freq: SM clocks on the search's finalists (planner/freq_finish.h) */
+    bool quiet;
 } plan_args;
 
 static void print_help(void)
@@ -121,6 +116,19 @@ static bool takes_value(const char *a)
     return false;
 }
 
+/* The input files of this run, for the provenance block of what it writes
+ * (set once by cmd_plan, before any search). */
+static const char *g_inputs[3];
+
+static void csv_path(const char *json_path, char *out, size_t cap)
+{
+    size_t n = strlen(json_path);
+    if (n > 5 && !strcmp(json_path + n - 5, ".json"))
+        snprintf(out, cap, "%.*s.csv", (int)(n - 5), json_path);
+    else
+        snprintf(out, cap, "%s.csv", json_path);
+}
+
 /* Returns -1 to go on, or an exit code. */
 static int parse_args(plan_args *a, int argc, char **argv)
 {
@@ -143,8 +151,12 @@ static int parse_args(plan_args *a, int argc, char **argv)
             a->freq = true;
             continue;
         }
+        if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
+            a->quiet = true;
+            continue;
+        }
         if (!takes_value(argv[i]))
-            return cli_usage_error("plan", "unknown option or argument '%s'", argv[i]);
+            return cli_unknown("plan", argv[i], HELP);
         if (parse_opt(a, argc, argv, &i))
             return EXIT_USAGE;
     }
@@ -161,6 +173,13 @@ static int parse_args(plan_args *a, int argc, char **argv)
                                        "objective energy, weighted:W, energy-within:X or pareto");
     if (!a->c.topo_path || !a->c.model_arg || !a->out)
         return cli_usage_error("plan", "need -t TOPO, -m MODEL and -o PLAN");
+    const char *ins[3] = {a->c.topo_path, a->c.model_arg, a->c.profile_path};
+    char cpath[1024];
+    csv_path(a->out, cpath, sizeof cpath);
+    const char *outs[2] = {a->out, !strcmp(a->objective, "pareto") ? cpath : NULL};
+    if (cli_check_outputs("plan", outs, 2, ins, 3))
+        return EXIT_USAGE;
+    memcpy(g_inputs, ins, sizeof ins);
     return -1;
 }
 
@@ -312,15 +331,6 @@ static int write_csv(FILE *fp, void *vctx)
     return ferror(fp) ? -1 : 0;
 }
 
-static void csv_path(const char *json_path, char *out, size_t cap)
-{
-    size_t n = strlen(json_path);
-    if (n > 5 && !strcmp(json_path + n - 5, ".json"))
-        snprintf(out, cap, "%.*s.csv", (int)(n - 5), json_path);
-    else
-        snprintf(out, cap, "%s.csv", json_path);
-}
-
 static int write_front(const topology *t, const job *j, const pareto_front *f,
                        const char *planner, const char *path, gt_err *e)
 {
@@ -343,6 +353,7 @@ static int write_front(const topology *t, const job *j, const pareto_front *f,
         json_array_append_new(arr, pj);
     }
     json_object_set_new(root, "plans", arr);
+    cli_add_provenance(root, g_inputs, 3);
     int rc = json_write_atomic(root, path, e);
     json_decref(root);
     char cpath[1024];
@@ -371,13 +382,13 @@ static int run_front(const topology *t, const job *j, const planner_opts *o, con
     if (!rc && freq) /* --freq: clocks on every plan of the front */
         rc = freq_finish_front(t, j, o->seed, &f, &e);
     if (rc)
-        return g_stop ? EXIT_INTERRUPTED : cli_input_error(&e);
+        return cli_signals_caught() ? cli_signals_exit_code() : cli_input_error(&e);
     for (int i = 0; i < f.n; i++)
         printf("  %2d: %.6g s  %.6g J  (estimated %.6g s, %.6g J), %d GPUs\n", i, f.sim[i].time_s,
                f.sim[i].energy_j, f.est[i].time_s, f.est[i].energy_j, plan_gpus_used(&f.plans[i]));
     rc = write_front(t, j, &f, name, out, &e) ? cli_input_error(&e) : EXIT_OK;
     pareto_front_free(&f);
-    return g_stop && rc == EXIT_OK ? EXIT_INTERRUPTED : rc;
+    return cli_signals_caught() && rc == EXIT_OK ? cli_signals_exit_code() : rc;
 }
 
 /* --- the command ------------------------------------------------------------------------ */
@@ -390,12 +401,13 @@ static int write_plan(const topology *t, const job *j, plan *p, const objective 
     evaluated ev;
     evaluate(t, j, p, &ev);
     json_t *root = plan_doc(t, j, p, &ev, st->objective_value, st->note);
+    cli_add_provenance(root, g_inputs, 3);
     int rc = json_write_atomic(root, out, &e) ? cli_input_error(&e) : EXIT_OK;
     json_decref(root);
     if (rc == EXIT_OK)
         print_summary(t, p, &ev, obj, st, out);
     plan_free(p);
-    return g_stop && rc == EXIT_OK ? EXIT_INTERRUPTED : rc;
+    return cli_signals_caught() && rc == EXIT_OK ? cli_signals_exit_code() : rc;
 }
 
 static int run_single(const topology *t, const job *j, const planner_def *pd,
@@ -407,9 +419,9 @@ static int run_single(const topology *t, const job *j, const planner_def *pd,
     memset(&st, 0, sizeof st);
     e.msg[0] = '\0';
     if (pd->run(t, j, o, &p, &st, &e)) {
-        if (g_stop) {
+        if (cli_signals_caught()) {
             fprintf(stderr, "interrupted before any plan was found\n");
-            return EXIT_INTERRUPTED;
+            return cli_signals_exit_code();
         }
         return cli_input_error(&e);
     }
@@ -436,14 +448,14 @@ static int run_islands(const topology *t, const job *j, const plan_args *a,
                                        "was built without MPI (make MPI=1)", par.foreign_size);
     }
     island_cfg ic = {(int)a->islands, (int)a->migrate_every, 0, 0, o->generations,
-                     o->budget_s, &g_stop};
+                     o->budget_s, o->stop};
     plan p;
     planner_stats st;
     island_report rep;
     memset(&st, 0, sizeof st);
     int rc = memetic_islands(&par, t, j, o, memetic_config(a->planner), &ic, &p, &st, &rep, &e);
     if (rc) {
-        rc = g_stop ? EXIT_INTERRUPTED : cli_input_error(&e);
+        rc = cli_signals_caught() ? cli_signals_exit_code() : cli_input_error(&e);
     } else if (rep.have_plan) {
         rc = write_plan(t, j, &p, obj, &st, a->out);
     }
@@ -472,12 +484,9 @@ int cmd_plan(int argc, char **argv)
     if (cli_load_topology(&a.c, &t, &e))
         return cli_input_error(&e);
     planner_opts o = {a.objective, (uint64_t)a.seed, a.budget_s, (int)a.generations,
-                      (int)a.threads, isatty(STDERR_FILENO) != 0, 0, &g_stop};
-    struct sigaction sa, old;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old);
+                      (int)a.threads, !a.quiet, 0, NULL};
+    cli_signals sig;
+    o.stop = cli_signals_catch(&sig);
     if (a.islands && (obj.kind == OBJ_PARETO || objective_needs_fastest(&obj))) {
         topo_free(&t);
         return cli_usage_error("plan", "--islands supports the objectives time, energy, "
@@ -489,7 +498,7 @@ int cmd_plan(int argc, char **argv)
         rc = run_front(&t, &j, &o, pd->name, a.out, a.freq);
     else
         rc = run_single(&t, &j, pd, &o, &obj, a.out, a.freq);
-    sigaction(SIGINT, &old, NULL);
+    cli_signals_restore(&sig);
     topo_free(&t);
     return rc;
 }
