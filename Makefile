@@ -179,7 +179,7 @@ clean:
 # The public API is api/geotrain.h (installed alone); api/geotrain.c joins the
 # static library. The shared library is built from -fPIC objects in their own
 # tree (build-pic) so the normal objects stay non-PIC.
-LIB_VERSION := 0.1.0
+LIB_VERSION := $(GT_VERSION)
 LIB_MAJOR   := 0
 LIBDIR      ?= $(PREFIX)/lib
 INCDIR      ?= $(PREFIX)/include

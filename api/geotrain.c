@@ -14,6 +14,7 @@
 #include "planner/planner.h"
 #include "planner/planner_run.h"
 #include "cli/cli.h"
+#include "cli/version.h"
 #include "sim/report.h"
 #include "sim/simulate.h"
 
@@ -26,7 +27,7 @@ struct geotrain_result {
 
 const char *geotrain_version(void)
 {
-    return "0.1.0";
+    return cli_version();   /* the VERSION file, as `geotrain --version` prints it */
 }
 
 const char *geotrain_strerror(int status)

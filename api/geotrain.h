@@ -53,7 +53,7 @@ typedef enum geotrain_status {
 
 typedef struct geotrain_result geotrain_result;
 
-/* "0.1.0" */
+/* the VERSION file, e.g. "0.1.0" */
 const char *geotrain_version(void);
 /* A fixed description of a status ("invalid input", ...). */
 const char *geotrain_strerror(int status);

@@ -131,7 +131,14 @@ void cli_add_provenance(json_t *root, const char *const *inputs, int n)
 
 int cmd_version(int argc, char **argv)
 {
-    (void)argv;
+    if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        printf("usage: geotrain version   (or geotrain --version)\n\n"
+               "Print the version, the git commit the binary was built from (\"unknown\"\n"
+               "outside a git checkout; \"-dirty\" with uncommitted changes) and the\n"
+               "compiler flags of the build. The same three fields are recorded in the\n"
+               "provenance block of every --json output and plan file.\n");
+        return EXIT_OK;
+    }
     if (argc > 1)
         return cli_usage_error("version", "takes no arguments");
     printf("geotrain %s\ncommit %s\nbuild %s\n", GT_VERSION, GT_COMMIT, GT_BUILD_FLAGS);
