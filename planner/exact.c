@@ -156,12 +156,31 @@ static double point_cost(const enc_problem *pr)
     return t > 1e-7 ? t : 1e-7;
 }
 
+/* Seconds per point on the reference machine (2 cores, the project's
+ * development machine): measured 2.8e-6 s at 6-8 GPUs and 1.5e-5 s at 32,
+ * about this much per GPU. Used when no --budget-s is given, so that whether
+ * an instance is refused does not depend on the machine (deterministic). */
+#define EXACT_REF_POINT_S_PER_GPU 5e-7
+
+static double cost_with(const enc_problem *pr, double pl, double point_s)
+{
+    return pl * (1e-6 + EXACT_OPEN_SHARE * pr->nb * ENC_NSCHED * point_s);
+}
+
 double exact_cost_estimate(const enc_problem *pr, double *placements)
 {
     double pl = count_placements(pr);
     if (placements)
         *placements = pl;
-    return pl * (1e-6 + EXACT_OPEN_SHARE * pr->nb * ENC_NSCHED * point_cost(pr));
+    return cost_with(pr, pl, point_cost(pr));
+}
+
+/* The reference machine's figure (no timing: deterministic). */
+static double reference_cost(const enc_problem *pr, double *placements)
+{
+    double pl = count_placements(pr);
+    *placements = pl;
+    return cost_with(pr, pl, fmax(1e-6, EXACT_REF_POINT_S_PER_GPU * pr->N));
 }
 
 static int refuse(const enc_problem *pr, double pl, double secs, double limit, gt_err *e)
@@ -356,8 +375,12 @@ static int bound_placements(exact_space *sp)
 int exact_enumerate(const enc_problem *pr, double limit_s, int threads, exact_space **out,
                     gt_err *e)
 {
-    double pl, secs = exact_cost_estimate(pr, &pl);
+    double pl, secs = limit_s > 0 ? exact_cost_estimate(pr, &pl) : reference_cost(pr, &pl);
     int nth = threads > 0 ? threads : omp_get_max_threads();
+    if (limit_s <= 0) { /* no budget: one thread's figure, whatever the machine has */
+        limit_s = EXACT_DEFAULT_LIMIT_S;
+        secs *= nth;
+    }
     if (secs / nth > limit_s || pl > EXACT_MAX_PLACEMENTS)
         return refuse(pr, pl, secs / nth, limit_s, e);
     exact_space *sp = calloc(1, sizeof *sp);
@@ -928,8 +951,7 @@ static int setup(exact_run *x, const topology *t, const tp_view *v, const job *j
         return -1;
     objective_set_refs(&x->obj, &m);
     x->sobj = x->obj;
-    return exact_enumerate(&x->pr, o->budget_s > 0 ? o->budget_s : EXACT_DEFAULT_LIMIT_S,
-                           o->threads, &x->sp, e);
+    return exact_enumerate(&x->pr, o->budget_s, o->threads, &x->sp, e);
 }
 
 static void teardown(exact_run *x)

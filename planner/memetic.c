@@ -788,16 +788,20 @@ static int run_phase(search *s, budget b)
     return evolve(s, b.gens, dl);
 }
 
-static void fill_stats(const search *s, const enc_final *f, double search_s, planner_stats *st)
+static void fill_stats(const search *s, const enc_final *f, planner_stats *st)
 {
     memset(st, 0, sizeof *st);
     st->objective_value = f->value;
     st->evaluations = s->evals;
     st->plan_time_s = now_s() - s->t0;
+    /* no timings in the note: it is written into the plan, which must be the
+     * same file on any machine unless a time budget made the search depend
+     * on the machine's speed, which the note then says first */
     snprintf(st->note, sizeof st->note,
-             "%d generations, %ld evaluations, stopped by %s; search %.2f s, %d finalist%s "
-             "replayed in %.2f s", s->gen, s->evals, s->stopped ? s->stopped : "generations",
-             search_s, f->replayed, f->replayed == 1 ? "" : "s", st->plan_time_s - search_s);
+             "%s%d generations, %ld evaluations, stopped by %s; %d finalist%s replayed",
+             s->o->budget_s > 0 ? "time budget: the plan may depend on machine speed; " : "",
+             s->gen, s->evals, s->stopped ? s->stopped : "generations", f->replayed,
+             f->replayed == 1 ? "" : "s");
 }
 
 /* Set up the problem, objective refs and the reference genome. */
@@ -910,10 +914,9 @@ static int run_view(const topology *t, const job *j, const planner_opts *o,
     if (o->progress)
         fputc('\n', stderr);
     enc_final f;
-    double search_s = now_s() - s.t0;
     if (!rc && (rc = pick_final(&s, &sobj, &f, e)) == 0) {
         *out = f.p;
-        fill_stats(&s, &f, search_s, st);
+        fill_stats(&s, &f, st);
     }
     search_free(&s);
     genome_free(&ref);
@@ -989,12 +992,11 @@ int memetic_front(const topology *t, const job *j, const planner_opts *o, pareto
     }
     if (o->progress)
         fputc('\n', stderr);
-    double search_s = now_s() - s.t0;
     if (!rc)
         rc = pareto_front_build(&pr, &arch, "memetic", out, e);
     if (!rc) {
         enc_final f = {.value = out->sim[0].time_s, .replayed = arch.n};
-        fill_stats(&s, &f, search_s, st);
+        fill_stats(&s, &f, st);
         snprintf(st->note + strlen(st->note), sizeof st->note - strlen(st->note),
                  "; %d plans on the front", out->n);
     }
@@ -1170,12 +1172,11 @@ static int island_finish(void *state, plan *out, planner_stats *st, gt_err *e)
 {
     ma_island *x = state;
     enc_final f;
-    double search_s = now_s() - x->s.t0;
     objective sobj = x->obj;
     if (pick_final(&x->s, &sobj, &f, e))
         return -1;
     *out = f.p;
-    fill_stats(&x->s, &f, search_s, st);
+    fill_stats(&x->s, &f, st);
     return 0;
 }
 
