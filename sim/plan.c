@@ -10,7 +10,8 @@
 static const char *const PLAN_KEYS[] = {"planner", "objective", "schedule", "dp_sync",
                                         "microbatch_size", "pipelines", "objective_value",
                                         "estimate", "simulated", "topology", "model",
-                                        "note", "pareto_index", NULL};
+                                        "note", "pareto_index", "recompute",
+                                        "opt_bytes_per_param", NULL};
 static const char *const PIPE_KEYS[] = {"microbatches", "stages", NULL};
 static const char *const STAGE_KEYS[] = {"gpus", "layers", NULL};
 
@@ -48,6 +49,18 @@ int sync_parse(const char *s, sync_kind *out)
     else
         return -1;
     return 0;
+}
+
+const job *plan_job(const plan *p, const job *j, job *buf)
+{
+    if (!p->recompute_full && !(p->opt_bytes_per_param > 0))
+        return j;
+    *buf = *j;
+    if (p->recompute_full)
+        buf->recompute = RECOMPUTE_FULL;
+    if (p->opt_bytes_per_param > 0)
+        buf->opt_bytes_per_param = p->opt_bytes_per_param;
+    return buf;
 }
 
 int plan_init(plan *p, int npipes)
@@ -183,15 +196,20 @@ static int parse_pipe(const jdoc *d, json_t *pj, const char *pp, const topology 
 static int parse_doc(const jdoc *d, const topology *t, plan *p, gt_err *e)
 {
     json_t *r = d->root;
-    char sched[32], sync[32];
+    char sched[32], sync[32], rec[16];
     long b;
     if (jdoc_keys(d, r, "", PLAN_KEYS, e) ||
         jdoc_str(d, r, "", "planner", 0, "hand", p->planner, sizeof p->planner, e) ||
         jdoc_str(d, r, "", "objective", 0, "time", p->objective, sizeof p->objective, e) ||
         jdoc_str(d, r, "", "schedule", 0, "1f1b", sched, sizeof sched, e) ||
         jdoc_str(d, r, "", "dp_sync", 0, "ring", sync, sizeof sync, e) ||
-        jdoc_int(d, r, "", "microbatch_size", 0, 1, 1000000, 1, &b, e))
+        jdoc_int(d, r, "", "microbatch_size", 0, 1, 1000000, 1, &b, e) ||
+        jdoc_str(d, r, "", "recompute", 0, "none", rec, sizeof rec, e) ||
+        jdoc_num(d, r, "", "opt_bytes_per_param", 0, 0, 1024, 0, &p->opt_bytes_per_param, e))
         return -1;
+    if (strcmp(rec, "none") && strcmp(rec, "full"))
+        return jdoc_fail(d, e, "recompute", "expected none or full (got \"%s\")", rec);
+    p->recompute_full = !strcmp(rec, "full");
     if (sched_parse(sched, &p->schedule))
         return jdoc_fail(d, e, "schedule", "expected gpipe, 1f1b or interleaved (got \"%s\")",
                          sched);

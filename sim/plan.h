@@ -9,6 +9,7 @@
 #ifndef GT_PLAN_H
 #define GT_PLAN_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include "error.h"
 #include "job.h"
@@ -37,6 +38,13 @@ typedef struct plan {
     sched_kind schedule;
     sync_kind sync;
     int microbatch_size;
+    /* Memory options the planner chose on top of the job's (a baseline that
+     * does not fit otherwise, planner/baselines/common.h): activation
+     * recomputation, and the bytes per parameter of weights, gradients and
+     * optimizer state when > 0. Zero: as the job says. Every check, estimate
+     * and replay of the plan applies them (plan_job). */
+    bool recompute_full;
+    double opt_bytes_per_param;
     int npipes;
     plan_pipeline *pipes;
 } plan;
@@ -46,6 +54,9 @@ const char *sync_name(sync_kind s);
 int sched_parse(const char *s, sched_kind *out);
 int sync_parse(const char *s, sync_kind *out);
 
+/* The job as plan p runs it: j itself, or a copy in *buf with the plan's
+ * memory options applied. */
+const job *plan_job(const plan *p, const job *j, job *buf);
 /* Allocation helpers for planners: D pipelines, stage arrays sized per pipe. */
 int plan_init(plan *p, int npipes);
 int plan_pipe_alloc(plan *p, int pipe, int nstages);

@@ -12,6 +12,10 @@ json_t *plan_to_json(const plan *p, const topology *t)
     json_object_set_new(root, "schedule", json_string(sched_name(p->schedule)));
     json_object_set_new(root, "dp_sync", json_string(sync_name(p->sync)));
     json_object_set_new(root, "microbatch_size", json_integer(p->microbatch_size));
+    if (p->recompute_full)
+        json_object_set_new(root, "recompute", json_string("full"));
+    if (p->opt_bytes_per_param > 0)
+        json_object_set_new(root, "opt_bytes_per_param", json_real(p->opt_bytes_per_param));
     json_t *pipes = json_array();
     for (int pi = 0; pi < p->npipes; pi++) {
         const plan_pipeline *pp = &p->pipes[pi];
