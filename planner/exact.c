@@ -30,6 +30,7 @@ typedef struct exact_run {
     long examined, estimated;
     int replayed;
     bool proved, sim_proved;
+    const char *why;           /* why the simulated optimum is not proved */
 } exact_run;
 
 static int setup(exact_run *x, const topology *t, const tp_view *v, const job *j,
@@ -76,6 +77,9 @@ static int solve(exact_run *x, const planner_opts *o, const objective *obj,
     x->proved = r->proved;
     int rc = exact_sim_search(x->sp, obj, sobj, &r->top[0], o->stop, EXACT_MAX_SIMS, f,
                               &x->replayed, &x->sim_proved, e);
+    if (!x->sim_proved)
+        x->why = o->stop && *o->stop ? "interrupted while replaying"
+                                     : "replay cap of " EXACT_MAX_SIMS_TEXT " plans reached";
     if (rc)
         exact_result_free(r);
     return rc;
@@ -87,11 +91,19 @@ static void exact_stats(const exact_run *x, double value, planner_stats *st)
     st->objective_value = value;
     st->evaluations = x->estimated;
     st->plan_time_s = now_s() - x->t0;
+    /* what was proved comes first: the note is cut at 255 characters */
+    char what[128];
+    if (!x->proved)
+        snprintf(what, sizeof what, "interrupted: nothing proved");
+    else if (x->sim_proved)
+        snprintf(what, sizeof what, "proved optimal for the simulator");
+    else
+        snprintf(what, sizeof what, "proved optimal for the estimate only (%s)",
+                 x->why ? x->why : "not replayed");
     snprintf(st->note, sizeof st->note,
              "%s: %d placements (%ld opened), %ld plans examined (%ld estimated), %d "
-             "replayed%s", x->proved ? "proved optimal" : "interrupted, not proved",
-             x->sp->nplace, x->sp->opened, x->examined, x->estimated, x->replayed,
-             x->sim_proved ? "" : " (simulated optimum not proved)");
+             "replayed", what, x->sp->nplace, x->sp->opened, x->examined, x->estimated,
+             x->replayed);
 }
 
 /* energy-within: the exact fastest time first (estimate and simulated). */
@@ -185,6 +197,8 @@ int exact_front(const topology *t, const job *j, const planner_opts *o, pareto_f
     x.examined = ex;
     x.estimated = ex;
     x.proved = !(o->stop && *o->stop);
+    x.why = "the front is exact for the estimate; its plans are replayed, not searched by "
+            "the simulator";
     if (!rc)
         rc = pareto_front_build(&x.pr, &a, "exact", out, e);
     if (!rc)

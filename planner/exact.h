@@ -29,6 +29,11 @@
  * so the two planners' objective_value are on the same (simulated) basis,
  * and the exact one is the simulated optimum of the space.
  *
+ * The note says what was proved, first: "proved optimal for the simulator"
+ * (both searches ran to their end), "proved optimal for the estimate only
+ * (why)" (the replays were interrupted or hit EXACT_MAX_SIMS; pareto: the
+ * front is exact for the estimate), or "interrupted: nothing proved".
+ *
  * Refuses (exit 1) instances with more than EXACT_MAX_PLACEMENTS placements,
  * or whose estimated run time (placements x the cost of enumerating and, for
  * the share expected to be opened, decoding them) exceeds the limit, saying
@@ -48,6 +53,7 @@
 #define EXACT_DEFAULT_LIMIT_S 60.0
 #define EXACT_MAX_PLACEMENTS 5000000L
 #define EXACT_MAX_SIMS 5000
+#define EXACT_MAX_SIMS_TEXT "5000" /* the same, for messages */
 
 int planner_exact(const topology *t, const job *j, const planner_opts *o, plan *out,
                   planner_stats *st, gt_err *e);

@@ -278,7 +278,7 @@ static void proves_and_refuses(void **state)
                                  FIXTURES "/tiny-model.json", "--batch", "32", "--planner",
                                  "exact", "-o", out, NULL), 0);
     assert_int_equal(r.status, 0);
-    assert_non_null(strstr(r.out, "proved optimal"));
+    assert_non_null(strstr(r.out, "proved optimal for the simulator"));
     assert_non_null(strstr(r.out, "plans examined"));
     tu_run_free(&r);
     /* 64 V100 in 8 nodes: far beyond enumeration */
@@ -288,6 +288,14 @@ static void proves_and_refuses(void **state)
     assert_int_equal(r.status, 1);
     assert_non_null(strstr(r.err, "beyond the exact solver's reach"));
     assert_non_null(strstr(r.err, "would take"));
+    tu_run_free(&r);
+    /* without --budget-s: refused by the reference machine's figure, so on
+     * every machine alike */
+    assert_int_equal(tu_geotrain(&r, "plan", "-t", "topologies/yuan2022/case5.json", "-m",
+                                 "gpt3-xl", "--batch", "64", "--planner", "exact", "-o", out,
+                                 NULL), 0);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "beyond the exact solver's reach"));
     tu_run_free(&r);
     tu_rmtree(dir);
 }
