@@ -12,6 +12,7 @@
 
 #include "islands.h"
 #include "local_search.h"
+#include "seed_plans.h"
 #include "tp_view.h"
 #include "sim/estimator.h"
 #include "sim/simulator.h"
@@ -535,37 +536,6 @@ static void add_baseline_seeds(search *s, int *n)
             (*n)++;
 }
 
-#define MA_SEED_SHARE 0.25 /* most of a time budget the baseline seeds may take */
-
-/* Runs the baselines whose plans seed the search (on the real topology),
- * within a quarter of the time budget; *n plans in *out (malloc'd). */
-static int baseline_plans(const topology *t, const job *j, const planner_opts *o, plan **out,
-                          int *n)
-{
-    static const char *const names[] = {"metis", "greedy", "megatron", "atlas"};
-    const int nn = (int)(sizeof names / sizeof *names);
-    *n = 0;
-    *out = calloc((size_t)nn, sizeof **out);
-    if (!*out)
-        return -1;
-    planner_opts bo = *o;
-    bo.progress = false;
-    bo.budget_s = 0;
-    bo.generations = 0;
-    double t0 = now_s();
-    for (int i = 0; i < nn; i++) {
-        if ((o->stop && *o->stop) ||
-            (o->budget_s > 0 && now_s() - t0 > MA_SEED_SHARE * o->budget_s))
-            break;
-        const planner_def *d = planner_find(names[i]);
-        planner_stats st;
-        gt_err e;
-        if (d && d->run(t, j, &bo, &(*out)[*n], &st, &e) == 0)
-            (*n)++;
-    }
-    return 0;
-}
-
 /* DESIGN 8's seeds in a few shapes, with the reference plan first. */
 static int seed_population(search *s, const genome *ref)
 {
@@ -854,30 +824,6 @@ static int fastest_phase(search *s, objective *target, objective *sobj, gt_err *
     return survive(s, 0);
 }
 
-/* c->seed_plans from the baselines (not for the all-GPUs ablation, whose
- * grids are fixed); their time comes out of o->budget_s. */
-static int seed_from_baselines(const topology *t, const job *j, memetic_cfg *c, planner_opts *o)
-{
-    plan *seeds = NULL;
-    double t0 = now_s();
-    c->nseed_plans = 0;
-    if (!c->enc.all_gpus && baseline_plans(t, j, o, &seeds, &c->nseed_plans))
-        return -1;
-    c->seed_plans = seeds;
-    if (o->budget_s > 0)
-        o->budget_s = fmax(o->budget_s - (now_s() - t0), (1 - MA_SEED_SHARE) * o->budget_s);
-    return 0;
-}
-
-static void free_seed_plans(memetic_cfg *c)
-{
-    for (int i = 0; i < c->nseed_plans; i++)
-        plan_free((plan *)&c->seed_plans[i]);
-    free((plan *)c->seed_plans);
-    c->seed_plans = NULL;
-    c->nseed_plans = 0;
-}
-
 /* One search on topology t (the GPUs, or the units of cfg->enc.tp). */
 static int run_view(const topology *t, const job *j, const planner_opts *o,
                     const memetic_cfg *cfg, plan *out, planner_stats *st, gt_err *e)
@@ -948,11 +894,13 @@ int memetic_run(const topology *t, const job *j, const planner_opts *o, const me
         return run_view(t, j, o, cfg, out, st, e);
     memetic_cfg c = *cfg;
     planner_opts od = *o;
-    if (seed_from_baselines(t, j, &c, &od))
+    if (seed_plans_run(t, j, &c, &od))
         return gt_fail(e, "out of memory");
     plain_ctx ctx = {j, &c};
     int rc = tp_search(t, j, &od, false, plain_degree, &ctx, out, st, e);
-    free_seed_plans(&c);
+    if (!rc && out->npipes > 0 && !strcmp(cfg->name, "memetic"))
+        rc = seed_plans_final(t, j, o, &c, out, st) ? gt_fail(e, "out of memory") : 0;
+    seed_plans_free(&c);
     if (rc)
         return -1;
     return out->npipes > 0 ? 0 : gt_fail(e, "no feasible plan found");
@@ -1223,11 +1171,11 @@ int memetic_islands(const gt_par *par, const topology *t, const job *j, const pl
     planner_opts od = *o;
     if (icfg->budget_s > 0)
         od.budget_s = icfg->budget_s;
-    if (seed_from_baselines(t, j, &c, &od))
+    if (seed_plans_run(t, j, &c, &od))
         return gt_fail(e, "out of memory");
     islands_ctx x = {par, j, &c, icfg, rep};
     int rc = tp_search(t, j, &od, false, islands_degree, &x, out, st, e);
-    free_seed_plans(&c);
+    seed_plans_free(&c);
     if (rc)
         return -1;
     rep->have_plan = out->npipes > 0;
