@@ -18,6 +18,7 @@
 #include "sim/simulator.h"
 
 #define MA_PC 0.7          /* crossover probability */
+#define MA_PLAIN_SHARE 0.25 /* of the crossovers: plain order crossover (OX) */
 #define MA_PLS 0.1         /* LS on a child that is not better than the median */
 #define MA_LS_MOVES 12     /* LS3/LS4 candidates per call (x3 for the genes sweep) */
 #define MA_STALL 40        /* generations without improvement before stopping */
@@ -351,8 +352,11 @@ static void make_kid(search *s, int i)
     genome *k = &s->kids[i];
     const genome *pa = &s->pop[tournament(s, rng)], *pb = &s->pop[tournament(s, rng)];
     bool crossed = pa != pb && gsl_rng_uniform(rng) < MA_PC;
+    /* the full search also crosses over plainly now and then: the plain
+     * ablation won where group-preserving crossover kept good orders apart */
     if (crossed)
-        op_crossover(s->pr, pa, pb, s->cfg->plain_crossover, rng, k);
+        op_crossover(s->pr, pa, pb,
+                     s->cfg->plain_crossover || gsl_rng_uniform(rng) < MA_PLAIN_SHARE, rng, k);
     else
         genome_copy(k, pa, s->pr->N);
     int muts = crossed ? gsl_rng_uniform(rng) < 0.5 : 1 + (gsl_rng_uniform(rng) < 0.3);

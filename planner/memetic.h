@@ -4,7 +4,8 @@
  *
  * Per generation: lambda children, each from its own gsl_rng_mt19937 stream
  * seeded from (seed, generation, index); tournament selection (size 2),
- * group-preserving crossover with repair, one or two mutations, decoding
+ * group-preserving crossover with repair (a quarter of the crossovers plain
+ * order crossover, the memetic-plainx ablation's operator), one or two mutations, decoding
  * (LS1 inside), estimate, and for promising children LS2-LS4
  * (local_search.h). Children are computed in parallel (OpenMP) into an
  * array and merged in index order, so the result does not depend on the
