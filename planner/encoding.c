@@ -822,6 +822,67 @@ static void sync_bytes(traffic *tr, sync_kind kind, int *m, int n, double g)
     }
 }
 
+/* Bandwidth of resource r of the layout above. */
+static double res_cap(const traffic *tr, int r)
+{
+    const topology *t = tr->pr->t;
+    if (r < tr->node0)
+        return topo_gpu_type(t, r / 2)->link_bw;
+    if (r < tr->wan0)
+        return t->nodes[(r - tr->node0) / 2].nic_bw;
+    return t->wan[r - tr->wan0].bw;
+}
+
+/* Seconds the busiest resource needs for the bytes added to tr->bytes since
+ * the keys were zero, listed in keys[0..n); the bytes are cleared again. */
+static double phase_s(traffic *tr, const int *keys, int n)
+{
+    double worst = 0;
+    for (int i = 0; i < n; i++)
+        if (tr->bytes[keys[i]] > 0) {
+            worst = fmax(worst, tr->bytes[keys[i]] / res_cap(tr, keys[i]));
+            tr->bytes[keys[i]] = 0;
+        }
+    return worst;
+}
+
+/* One direction of pipeline p's activation (fwd) or gradient traffic on its
+ * own: its resources' keys into keys (returns how many), bytes into tr. */
+static int pipe_flows(traffic *tr, const genome *g, int p, double act, bool fwd, int *keys)
+{
+    int S = g->S, n = 0;
+    for (int k = 0; k + 1 < S; k++) {
+        int a = g->perm[p * S + k], b = g->perm[p * S + k + 1];
+        topo_res r[3];
+        int nr = fwd ? topo_path_resources(tr->pr->t, a, b, r)
+                     : topo_path_resources(tr->pr->t, b, a, r);
+        for (int i = 0; i < nr; i++) {
+            tr->bytes[r[i].key] += g->mb[p] * act;
+            keys[n++] = r[i].key;
+        }
+    }
+    return n;
+}
+
+/* GPipe runs every forward of a stage before its first backward
+ * (sim/workload.c), so each pipeline's activation transfers all end before
+ * its first gradient transfer starts: the iteration lasts at least the
+ * forward phase's busiest resource plus the backward phase's, where the
+ * whole-iteration floor sees only the busier of the two (the two directions
+ * of a link are separate resources). */
+static double gpipe_phases_s(traffic *tr, const genome *g, double act)
+{
+    int *keys = malloc(sizeof(int) * (size_t)(3 * (g->S > 1 ? g->S - 1 : 1)));
+    double worst = 0;
+    for (int p = 0; keys && p < g->D && g->S > 1; p++) {
+        double f = phase_s(tr, keys, pipe_flows(tr, g, p, act, true, keys));
+        double b = phase_s(tr, keys, pipe_flows(tr, g, p, act, false, keys));
+        worst = fmax(worst, f + b);
+    }
+    free(keys);
+    return worst;
+}
+
 double enc_traffic_floor(const enc_problem *pr, const genome *g)
 {
     const topology *t = pr->t;
@@ -835,6 +896,7 @@ double enc_traffic_floor(const enc_problem *pr, const genome *g)
         return 0;
     }
     double act = cost_activation_bytes(pr->j, pr->bval[g->bi]);
+    double phases = g->sched == SCHED_GPIPE ? gpipe_phases_s(&tr, g, act) : 0;
     for (int p = 0; p < D; p++)
         for (int k = 0; k + 1 < S; k++) {
             flow_bytes(&tr, g->perm[p * S + k], g->perm[p * S + k + 1], g->mb[p] * act);
@@ -850,19 +912,10 @@ double enc_traffic_floor(const enc_problem *pr, const genome *g)
         sort_members(t, mem, D);
         sync_bytes(&tr, g->sync, mem, D, cost_grad_bytes(&pr->j->model, l, l));
     }
-    double worst = 0;
-    for (int r = 0; r < tr.nres; r++) {
-        if (tr.bytes[r] <= 0)
-            continue;
-        double cap;
-        if (r < tr.node0)
-            cap = topo_gpu_type(t, r / 2)->link_bw;
-        else if (r < tr.wan0)
-            cap = t->nodes[(r - tr.node0) / 2].nic_bw;
-        else
-            cap = t->wan[r - tr.wan0].bw;
-        worst = fmax(worst, tr.bytes[r] / cap);
-    }
+    double worst = phases;
+    for (int r = 0; r < tr.nres; r++)
+        if (tr.bytes[r] > 0)
+            worst = fmax(worst, tr.bytes[r] / res_cap(&tr, r));
     free(tr.bytes);
     free(mem);
     return worst;
