@@ -1179,6 +1179,9 @@ int memetic_islands(const gt_par *par, const topology *t, const job *j, const pl
         return gt_fail(e, "out of memory");
     islands_ctx x = {par, j, &c, icfg, rep};
     int rc = tp_search(t, j, &od, false, islands_degree, &x, out, st, e);
+    /* every rank has the same seeds and replays them alike: same decision */
+    if (!rc && out->npipes > 0 && !strcmp(cfg->name, "memetic"))
+        rc = seed_plans_final(t, j, o, &c, out, st) ? gt_fail(e, "out of memory") : 0;
     seed_plans_free(&c);
     if (rc)
         return -1;
