@@ -29,11 +29,18 @@
  * so the two planners' objective_value are on the same (simulated) basis,
  * and the exact one is the simulated optimum of the space.
  *
+ * The note says what was proved, first: "proved optimal for the simulator"
+ * (both searches ran to their end), "proved optimal for the estimate only
+ * (why)" (the replays were interrupted or hit EXACT_MAX_SIMS; pareto: the
+ * front is exact for the estimate), or "interrupted: nothing proved".
+ *
  * Refuses (exit 1) instances with more than EXACT_MAX_PLACEMENTS placements,
- * or whose estimated run time (placements x the measured cost of enumerating
- * and, for the share expected to be opened, decoding them) exceeds the
- * budget (--budget-s, default EXACT_DEFAULT_LIMIT_S), saying how long they
- * would take. */
+ * or whose estimated run time (placements x the cost of enumerating and, for
+ * the share expected to be opened, decoding them) exceeds the limit, saying
+ * how long they would take. Without --budget-s the cost is the reference
+ * machine's (a fixed figure per GPU, one thread) and the limit
+ * EXACT_DEFAULT_LIMIT_S, so the same instance is refused or solved on any
+ * machine; with --budget-s the cost is measured on this machine. */
 #ifndef GT_EXACT_H
 #define GT_EXACT_H
 
@@ -46,6 +53,7 @@
 #define EXACT_DEFAULT_LIMIT_S 60.0
 #define EXACT_MAX_PLACEMENTS 5000000L
 #define EXACT_MAX_SIMS 5000
+#define EXACT_MAX_SIMS_TEXT "5000" /* the same, for messages */
 
 int planner_exact(const topology *t, const job *j, const planner_opts *o, plan *out,
                   planner_stats *st, gt_err *e);
@@ -59,7 +67,7 @@ int exact_front(const topology *t, const job *j, const planner_opts *o, pareto_f
 typedef struct exact_space exact_space;   /* enumerated placements with their bounds */
 
 /* Enumerate and bound the placements; -1 (with the estimate) when beyond
- * reach of limit_s. */
+ * reach of limit_s (0: the deterministic default, see above). */
 int exact_enumerate(const enc_problem *pr, double limit_s, int threads, exact_space **out,
                     gt_err *e);
 void exact_space_free(exact_space *s);

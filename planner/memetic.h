@@ -4,16 +4,18 @@
  *
  * Per generation: lambda children, each from its own gsl_rng_mt19937 stream
  * seeded from (seed, generation, index); tournament selection (size 2),
- * group-preserving crossover with repair, one or two mutations, decoding
- * (LS1 inside), estimate, and for promising children LS2-LS4
- * (local_search.h). Children are computed in parallel (OpenMP) into an
+ * group-preserving crossover with repair (a quarter of the crossovers plain
+ * order crossover, the memetic-plainx ablation's operator), one or two
+ * mutations, decoding (LS1 inside), estimate, and for promising children
+ * LS2-LS4 (local_search.h). Children are computed in parallel (OpenMP) into an
  * array and merged in index order, so the result does not depend on the
  * thread count. (mu + lambda) survival keeps the elite; duplicates (same
  * canonical genome) are removed; the search stops on the generation or time
  * budget, on stagnation, or when opts->stop is set (the best so far is
  * returned). The best few distinct plans by estimate are replayed by
- * simulate_plan and the best simulated objective wins; planner_stats.
- * objective_value is that simulated objective.
+ * simulate_plan and the best simulated objective wins, then the baseline
+ * seed plans as they are (seed_plans.h); planner_stats.objective_value is
+ * that simulated objective.
  *
  * energy-within:X runs a time search first (a third of the budget) to learn
  * the fastest time; pareto runs weighted searches from W = 1 down to 0 and

@@ -175,6 +175,8 @@ int estimate_run(const topology *t, const workload *w, sync_kind sync, timing *t
 
 int estimate_plan(const topology *t, const job *j, const plan *p, est_summary *out, gt_err *e)
 {
+    job jb;
+    j = plan_job(p, j, &jb);
     memset(out, 0, sizeof *out);
     if (plan_check(p, t, j, e))
         return -1;

@@ -14,6 +14,7 @@ static const char *const PLAN_KEYS[] = {"planner", "objective", "schedule", "dp_
                                         "estimate", "simulated", "topology", "model",
                                         "note", "pareto_index", "accumulation_steps",
                                         "dp_shard", "grad_sync", "grad_bucket_mb", "provenance",
+                                        "recompute", "opt_bytes_per_param",
                                         NULL};
 static const char *const PIPE_KEYS[] = {"microbatches", "stages", NULL};
 static const char *const STAGE_KEYS[] = {"gpus",         "layers",       "freq_mhz",
@@ -80,6 +81,18 @@ int plan_accumulation(const plan *p, const job *j)
 double plan_bucket_bytes(const plan *p)
 {
     return (p->bucket_mb > 0 ? p->bucket_mb : PLAN_DEFAULT_BUCKET_MB) * 1048576.0;
+}
+
+const job *plan_job(const plan *p, const job *j, job *buf)
+{
+    if (!p->recompute_full && !(p->opt_bytes_per_param > 0))
+        return j;
+    *buf = *j;
+    if (p->recompute_full)
+        buf->recompute = RECOMPUTE_FULL;
+    if (p->opt_bytes_per_param > 0)
+        buf->opt_bytes_per_param = p->opt_bytes_per_param;
+    return buf;
 }
 
 int plan_init(plan *p, int npipes)
@@ -219,7 +232,7 @@ static int parse_pipe(const jdoc *d, json_t *pj, const char *pp, const topology 
 static int parse_doc(const jdoc *d, const topology *t, plan *p, gt_err *e)
 {
     json_t *r = d->root;
-    char sched[32], sync[32], shard[32], gsync[32];
+    char sched[32], sync[32], shard[32], gsync[32], rec[16];
     long b, acc;
     double bucket;
     if (jdoc_keys(d, r, "", PLAN_KEYS, e) ||
@@ -231,7 +244,9 @@ static int parse_doc(const jdoc *d, const topology *t, plan *p, gt_err *e)
         jdoc_int(d, r, "", "accumulation_steps", 0, 1, 1000000, 0, &acc, e) ||
         jdoc_str(d, r, "", "dp_shard", 0, "none", shard, sizeof shard, e) ||
         jdoc_str(d, r, "", "grad_sync", 0, "after_backward", gsync, sizeof gsync, e) ||
-        jdoc_num(d, r, "", "grad_bucket_mb", 0, 1e-3, 1e9, 0, &bucket, e))
+        jdoc_num(d, r, "", "grad_bucket_mb", 0, 1e-3, 1e9, 0, &bucket, e) ||
+        jdoc_str(d, r, "", "recompute", 0, "none", rec, sizeof rec, e) ||
+        jdoc_num(d, r, "", "opt_bytes_per_param", 0, 0, 1024, 0, &p->opt_bytes_per_param, e))
         return -1;
     if (shard_parse(shard, &p->dp_shard))
         return jdoc_fail(d, e, "dp_shard", "expected none, zero1, zero2, zero3 or fsdp (got "
@@ -245,6 +260,9 @@ static int parse_doc(const jdoc *d, const topology *t, plan *p, gt_err *e)
                          gsync);
     p->accumulation = (int)acc;
     p->bucket_mb = bucket;
+    if (strcmp(rec, "none") && strcmp(rec, "full"))
+        return jdoc_fail(d, e, "recompute", "expected none or full (got \"%s\")", rec);
+    p->recompute_full = !strcmp(rec, "full");
     if (sched_parse(sched, &p->schedule))
         return jdoc_fail(d, e, "schedule", "expected gpipe, 1f1b or interleaved (got \"%s\")",
                          sched);

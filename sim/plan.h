@@ -9,6 +9,7 @@
 #ifndef GT_PLAN_H
 #define GT_PLAN_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include "error.h"
 #include "job.h"
@@ -57,6 +58,13 @@ typedef struct plan {
     shard_kind dp_shard;       /* "dp_shard" */
     gsync_kind grad_sync;      /* "grad_sync" */
     double bucket_mb;          /* "grad_bucket_mb"; 0 = PLAN_DEFAULT_BUCKET_MB */
+    /* Memory options the planner chose on top of the job's (a baseline that
+     * does not fit otherwise, planner/baselines/common.h): activation
+     * recomputation, and the bytes per parameter of weights, gradients and
+     * optimizer state when > 0. Zero: as the job says. Every check, estimate
+     * and replay of the plan applies them (plan_job). */
+    bool recompute_full;
+    double opt_bytes_per_param;
     int npipes;
     plan_pipeline *pipes;
 } plan;
@@ -73,6 +81,9 @@ int plan_accumulation(const plan *p, const job *j);
 /* Gradient bucket size in bytes (overlapped sync). */
 double plan_bucket_bytes(const plan *p);
 
+/* The job as plan p runs it: j itself, or a copy in *buf with the plan's
+ * memory options applied. */
+const job *plan_job(const plan *p, const job *j, job *buf);
 /* Allocation helpers for planners: D pipelines, stage arrays sized per pipe. */
 int plan_init(plan *p, int npipes);
 int plan_pipe_alloc(plan *p, int pipe, int nstages);

@@ -54,6 +54,8 @@ static double stage_bytes(const plan *p, const job *j, int pi, int k)
 
 double plan_gpu_memory(const plan *p, const job *j, int g)
 {
+    job jb;
+    j = plan_job(p, j, &jb);
     double mem = 0;
     int used = 0;
     for (int pi = 0; pi < p->npipes; pi++) {
@@ -72,6 +74,8 @@ double plan_gpu_memory(const plan *p, const job *j, int g)
 
 int plan_memory_all(const plan *p, const job *j, int ngpus, double **out)
 {
+    job jb;
+    j = plan_job(p, j, &jb);
     double *mem = calloc((size_t)(ngpus > 0 ? ngpus : 1), sizeof *mem);
     char *used = calloc((size_t)(ngpus > 0 ? ngpus : 1), 1);
     if (!mem || !used) {
@@ -275,6 +279,8 @@ static int check_size(const plan *p, const job *j, gt_err *e)
 
 int plan_check(const plan *p, const topology *t, const job *j, gt_err *e)
 {
+    job jb;
+    j = plan_job(p, j, &jb);
     if (p->npipes <= 0)
         return gt_fail(e, "the plan has no pipelines");
     if (p->microbatch_size <= 0)

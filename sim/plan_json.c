@@ -23,6 +23,10 @@ json_t *plan_to_json(const plan *p, const topology *t)
         json_object_set_new(root, "grad_sync", json_string("overlap"));
     if (p->bucket_mb > 0)
         json_object_set_new(root, "grad_bucket_mb", json_real(p->bucket_mb));
+    if (p->recompute_full)
+        json_object_set_new(root, "recompute", json_string("full"));
+    if (p->opt_bytes_per_param > 0)
+        json_object_set_new(root, "opt_bytes_per_param", json_real(p->opt_bytes_per_param));
     json_t *pipes = json_array();
     for (int pi = 0; pi < p->npipes; pi++) {
         const plan_pipeline *pp = &p->pipes[pi];

@@ -142,6 +142,8 @@ int sim_detail_run(const topology *t, const job *j, const plan *p, const sim_opt
     memset(d, 0, sizeof *d);
     e->msg[0] = '\0';
     double t0 = now_s();
+    job jb;
+    j = plan_job(p, j, &jb);
     if (plan_check(p, t, j, e) || workload_build(&d->w, t, j, p, e))
         return -1;
     if (run_estimator(t, p, d, e)) {

@@ -1,7 +1,8 @@
 /* test_baselines.c — invariants of every baseline planner and the `compare`
  * command: every emitted plan passes plan_check; dtfm and megatron use every
  * GPU with uniform layers (dtfm: GPipe + parameter server, D_PP = D_DP = 8 on
- * Yuan's 64 V100s, its plan's native cost is the one it reports); atlas keeps
+ * Yuan's 64 V100s, its plan's native cost is the one it reports; without
+ * recomputation it turns GPipe's on rather than fail); atlas keeps
  * each stage's replicas in one site; metis keeps a stage on one GPU type;
  * greedy uses the fastest GPUs; random is deterministic per seed; an
  * infeasible job is reported with the reason; compare's JSON and CSV carry
@@ -219,11 +220,19 @@ static void test_dtfm_yuan_case5(void **state)
     double reported = strtod(strstr(st.note, "DT-FM cost ") + 11, NULL);
     assert_true(rel_diff(native, reported) < 1e-3);
     plan_free(&p);
+    /* without recomputation GPipe's in-flight activations do not fit: dtfm
+     * turns GPipe's re-materialization on (planner/baselines/fit.h), says so,
+     * and the plan carries it; stripped of it, the same plan does not fit */
     j.recompute = RECOMPUTE_NONE;
-    const planner_def *d = planner_find("dtfm");
-    planner_opts o = {.objective = "time", .seed = 1, .generations = 10};
-    assert_int_not_equal(d->run(&t, &j, &o, &p, &st, &e), 0);
-    assert_non_null(strstr(e.msg, "memory"));
+    run_planner("dtfm", &t, &j, 1, 10, &p, &st);
+    assert_true(p.recompute_full);
+    assert_int_equal(p.schedule, SCHED_GPIPE);
+    assert_non_null(strstr(st.note, "full activation recomputation"));
+    p.recompute_full = false;
+    assert_int_not_equal(plan_check(&p, &t, &j, &e), 0);
+    assert_non_null(strstr(e.msg, "needs"));
+    assert_non_null(strstr(e.msg, "but has 16.00 GiB"));
+    plan_free(&p);
     topo_free(&t);
 }
 

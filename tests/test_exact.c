@@ -4,6 +4,8 @@
  *     plan of the search space estimated one by one (all GPU sequences, all
  *     shapes, microbatch sizes, schedules and syncs), for every objective:
  *     this checks the enumeration modulo symmetry and both levels of bounds;
+ *   - the traffic floor stays below the simulation, and under GPipe adds the
+ *     forward and the backward phase (hand-computed two-site case);
  *   - it says it proved optimality and how many plans it examined, and
  *     refuses an instance beyond its reach (exit 1) with how long it would take. */
 #include "testutil.h"
@@ -14,6 +16,7 @@
 #include "planner/encoding.h"
 #include "planner/exact.h"
 #include "planner/objective.h"
+#include "sim/cost.h"
 #include "sim/estimator.h"
 #include "sim/simulator.h"
 
@@ -171,6 +174,18 @@ static void exact_equals_brute_force(void **state)
     }
 }
 
+/* GPT-3 350M with `batch` on t: the job, its search space and a genome. */
+static void gpt3_350m_space(const topology *t, int batch, job *j, enc_problem *pr, genome *g)
+{
+    gt_err e;
+    model_spec m;
+    assert_int_equal(model_resolve("gpt3_350m", &m, &e), 0);
+    job_defaults(j, &m);
+    j->batch = batch;
+    assert_int_equal(enc_problem_init(pr, t, j, NULL, &e), 0);
+    assert_int_equal(genome_alloc(g, pr->N), 0);
+}
+
 /* --- bounds on random genomes of a larger instance ------------------------------------------ */
 
 static void bound_below_estimate(void **state)
@@ -179,15 +194,10 @@ static void bound_below_estimate(void **state)
     topology t;
     gt_err e;
     assert_int_equal(topo_load(&t, "topologies/pools/us-hetero.json", NULL, &e), 0);
-    model_spec m;
-    assert_int_equal(model_resolve("gpt3_350m", &m, &e), 0);
     job j;
-    job_defaults(&j, &m);
-    j.batch = 64;
     enc_problem pr;
-    assert_int_equal(enc_problem_init(&pr, &t, &j, NULL, &e), 0);
     genome g;
-    assert_int_equal(genome_alloc(&g, pr.N), 0);
+    gpt3_350m_space(&t, 64, &j, &pr, &g);
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 5);
     int checked = 0;
@@ -224,15 +234,10 @@ static void traffic_floor_below_simulation(void **state)
     topology t;
     gt_err e;
     assert_int_equal(topo_load(&t, "topologies/pools/world-hetero.json", NULL, &e), 0);
-    model_spec m;
-    assert_int_equal(model_resolve("gpt3_350m", &m, &e), 0);
     job j;
-    job_defaults(&j, &m);
-    j.batch = 32;
     enc_problem pr;
-    assert_int_equal(enc_problem_init(&pr, &t, &j, NULL, &e), 0);
     genome g;
-    assert_int_equal(genome_alloc(&g, pr.N), 0);
+    gpt3_350m_space(&t, 32, &j, &pr, &g);
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 9);
     int checked = 0, raised = 0;
@@ -265,6 +270,51 @@ static void traffic_floor_below_simulation(void **state)
     topo_free(&t);
 }
 
+/* GPipe's forward and backward phases do not overlap in a pipeline: one
+ * A100 in each of two sites behind a 0.2 Gbps WAN, 2 stages, GPipe: the
+ * floor is the activations' time on the WAN one way plus the gradients' the
+ * other way (2 m a / bw, hand-computed from the topology), where 1F1B's is
+ * one way (m a / bw); both stay below the simulation. */
+static void gpipe_phases_floor(void **state)
+{
+    (void)state;
+    static const char json[] =
+        "{\"name\":\"two\",\"sites\":["
+        "{\"id\":\"a\",\"nodes\":[{\"gpu\":\"a100_sxm_80gb\",\"count\":1,\"nic_gbps\":100}],"
+        "\"lan\":{\"gbps\":100,\"latency_ms\":0.5}},"
+        "{\"id\":\"b\",\"nodes\":[{\"gpu\":\"a100_sxm_80gb\",\"count\":1,\"nic_gbps\":100}],"
+        "\"lan\":{\"gbps\":100,\"latency_ms\":0.5}}],"
+        "\"links\":[{\"a\":\"a\",\"b\":\"b\",\"gbps\":0.2,\"latency_ms\":20}]}";
+    topology t;
+    gt_err e;
+    assert_int_equal(topo_parse(&t, "two", json, strlen(json), NULL, &e), 0);
+    job j;
+    enc_problem pr;
+    genome g;
+    gpt3_350m_space(&t, 16, &j, &pr, &g);
+    static const int grid[] = {0, 1};
+    double bw = topo_wan(&t, 0, 1)->bw;
+    assert_true(bw == topo_wan(&t, 1, 0)->bw);
+    for (int sc = 0; sc < 2; sc++) {
+        assert_int_equal(enc_set_grid(&pr, &g, grid, 2, 1), 0);
+        g.bi = 0;
+        g.sched = sc ? SCHED_1F1B : SCHED_GPIPE;
+        g.sync = SYNC_RING;
+        assert_int_equal(enc_decode(&pr, &g, NULL), 0);
+        double one_way = g.mb[0] * cost_activation_bytes(&j, pr.bval[0]) / bw;
+        double floor_s = enc_traffic_floor(&pr, &g);
+        assert_true(rel_diff(floor_s, sc ? one_way : 2 * one_way) < 1e-12);
+        plan p;
+        obj_metrics sim;
+        assert_int_equal(enc_simulate(&pr, &g, "t", "time", &p, &sim, &e), 0);
+        assert_true(floor_s <= sim.time_s);
+        plan_free(&p);
+    }
+    genome_free(&g);
+    enc_problem_free(&pr);
+    topo_free(&t);
+}
+
 /* --- the command ------------------------------------------------------------------------------ */
 
 static void proves_and_refuses(void **state)
@@ -278,7 +328,7 @@ static void proves_and_refuses(void **state)
                                  FIXTURES "/tiny-model.json", "--batch", "32", "--planner",
                                  "exact", "-o", out, NULL), 0);
     assert_int_equal(r.status, 0);
-    assert_non_null(strstr(r.out, "proved optimal"));
+    assert_non_null(strstr(r.out, "proved optimal for the simulator"));
     assert_non_null(strstr(r.out, "plans examined"));
     tu_run_free(&r);
     /* 64 V100 in 8 nodes: far beyond enumeration */
@@ -288,6 +338,14 @@ static void proves_and_refuses(void **state)
     assert_int_equal(r.status, 1);
     assert_non_null(strstr(r.err, "beyond the exact solver's reach"));
     assert_non_null(strstr(r.err, "would take"));
+    tu_run_free(&r);
+    /* without --budget-s: refused by the reference machine's figure, so on
+     * every machine alike */
+    assert_int_equal(tu_geotrain(&r, "plan", "-t", "topologies/yuan2022/case5.json", "-m",
+                                 "gpt3-xl", "--batch", "64", "--planner", "exact", "-o", out,
+                                 NULL), 0);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "beyond the exact solver's reach"));
     tu_run_free(&r);
     tu_rmtree(dir);
 }
@@ -300,6 +358,7 @@ int main(void)
         cmocka_unit_test(exact_equals_brute_force),
         cmocka_unit_test(bound_below_estimate),
         cmocka_unit_test(traffic_floor_below_simulation),
+        cmocka_unit_test(gpipe_phases_floor),
         cmocka_unit_test(proves_and_refuses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,7 +3,9 @@
  *     8-16 layers) it finds the exact referee's optimum for every objective
  *     but pareto (relative 1e-9), with a fixed generation budget;
  *   - every plan it writes passes plan_check, fits memory and uses each GPU
- *     once; the same seed gives the same plan with 1 and 2 threads;
+ *     once; the same seed gives the same plan with 1 and 2 threads, and
+ *     without --budget-s `geotrain plan` writes the same file on every run
+ *     and thread count (with it, the note says the plan may vary);
  *   - a T4 behind a 0.1 Gbps link only hurts: the time-optimal plan leaves it
  *     out; the energy plan uses fewer or more efficient GPUs than the time plan;
  *   - bad input: no subset fits (exit 1, the shortfall), a batch that cannot be
@@ -249,6 +251,56 @@ static void same_plan_any_threads(void **state)
         free(txt[1]);
     }
     topo_free(&t);
+}
+
+/* Without --budget-s the stopping rules count (generations, stagnation,
+ * evaluations, replays): `geotrain plan` writes the same file, byte for
+ * byte, on every run and at 1 or 2 OpenMP threads, for the memetic planner
+ * and the exact referee; with --budget-s the plan's note says the plan may
+ * depend on the machine's speed. */
+static char *plan_file(const char *threads, const char *const *args, const char *out)
+{
+    setenv("OMP_NUM_THREADS", threads, 1);
+    tu_run r;
+    assert_int_equal(tu_geotrainv(&r, args), 0);
+    unsetenv("OMP_NUM_THREADS");
+    if (r.status)
+        fprintf(stderr, "%s", r.err);
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+    char *txt = tu_read_file(out, NULL);
+    assert_non_null(txt);
+    return txt;
+}
+
+static void default_run_same_file(void **state)
+{
+    (void)state;
+    char dir[64], out[128];
+    assert_non_null(tu_mkdtemp(dir));
+    snprintf(out, sizeof out, "%s/p.json", dir);
+    const char *ma[] = {"plan", "-t", "topologies/pools/us-hetero.json", "-m", "gpt3_350m",
+                        "--batch", "64", "-o", out, NULL};
+    const char *ex[] = {"plan", "-t", FIXTURES "/small-geo.json", "-m",
+                        FIXTURES "/tiny-model.json", "--batch", "32", "--planner", "exact",
+                        "-o", out, NULL};
+    const char *const *runs[] = {ma, ex};
+    for (int k = 0; k < 2; k++) {
+        char *a = plan_file("1", runs[k], out), *b = plan_file("2", runs[k], out),
+             *c = plan_file("2", runs[k], out);
+        assert_string_equal(a, b);
+        assert_string_equal(b, c);
+        assert_null(strstr(a, "machine speed"));
+        free(a);
+        free(b);
+        free(c);
+    }
+    const char *bud[] = {"plan", "-t", "topologies/pools/us-hetero.json", "-m", "gpt3_350m",
+                         "--batch", "64", "--budget-s", "0.5", "-o", out, NULL};
+    char *d = plan_file("1", bud, out);
+    assert_non_null(strstr(d, "the plan may depend on machine speed"));
+    free(d);
+    tu_rmtree(dir);
 }
 
 /* --- the island model ------------------------------------------------------------------------ */
@@ -602,6 +654,7 @@ int main(void)
         cmocka_unit_test(tp_view_units),
         cmocka_unit_test(tensor_parallel_no_worse_than_megatron),
         cmocka_unit_test(same_plan_any_threads),
+        cmocka_unit_test(default_run_same_file),
         cmocka_unit_test(slow_gpu_left_out),
         cmocka_unit_test(energy_uses_fewer_or_greener),
         cmocka_unit_test(bad_input),

@@ -27,6 +27,7 @@
 
 #include "baselines.h"
 #include "common.h"
+#include "fit.h"
 
 #define ATLAS_FINALISTS 4
 
@@ -193,8 +194,8 @@ static void estimate_all(const topology *t, const job *j, const planner_opts *o,
     }
 }
 
-int planner_atlas(const topology *t, const job *j, const planner_opts *o, plan *out,
-                  planner_stats *st, gt_err *e)
+static int atlas_once(const topology *t, const job *j, const planner_opts *o, plan *out,
+                      planner_stats *st, gt_err *e)
 {
     double t0 = bl_now();
     site_info *s = sorted_sites(t);
@@ -215,4 +216,14 @@ int planner_atlas(const topology *t, const job *j, const planner_opts *o, plan *
                  b.rejected, f.n);
     bl_best_free(&b);
     return rc;
+}
+
+/* Atlas runs on Megatron-style pipelines with a microbatch setting and
+ * activation recomputation (arXiv 2411.14458). */
+static const bl_fit_opts ATLAS_FIT = {"Atlas", true, true, false};
+
+int planner_atlas(const topology *t, const job *j, const planner_opts *o, plan *out,
+                  planner_stats *st, gt_err *e)
+{
+    return bl_fit(atlas_once, &ATLAS_FIT, t, j, o, out, st, e);
 }

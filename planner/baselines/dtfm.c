@@ -44,6 +44,7 @@
 
 #include "baselines.h"
 #include "common.h"
+#include "fit.h"
 #include "sim/cost.h"
 #include "sim/dp_sync.h"
 #include "sim/memory.h"
@@ -708,14 +709,32 @@ static int run_dtfm(const topology *t, const job *j, const planner_opts *o, plan
     return 0;
 }
 
+static int dtfm_once(const topology *t, const job *j, const planner_opts *o, plan *out,
+                     planner_stats *st, gt_err *e)
+{
+    return run_dtfm(t, j, o, out, st, e, DTFM_GAIN_DTFM, "dtfm");
+}
+
+static int dtfm_hybrid_once(const topology *t, const job *j, const planner_opts *o, plan *out,
+                            planner_stats *st, gt_err *e)
+{
+    return run_dtfm(t, j, o, out, st, e, DTFM_GAIN_EDGECUT, "dtfm-hybrid");
+}
+
+/* DT-FM runs GPipe, whose paper makes re-materialization part of the
+ * method (Huang et al., "GPipe", NeurIPS 2019, section 2.3), and takes the
+ * microbatch size as a setting; its optimizer is not configurable. The GCMA
+ * search and the native cost are unchanged: they run on the job as fitted. */
+static const bl_fit_opts DTFM_FIT = {"DT-FM/GPipe", true, true, false};
+
 int planner_dtfm(const topology *t, const job *j, const planner_opts *o, plan *out,
                  planner_stats *st, gt_err *e)
 {
-    return run_dtfm(t, j, o, out, st, e, DTFM_GAIN_DTFM, "dtfm");
+    return bl_fit(dtfm_once, &DTFM_FIT, t, j, o, out, st, e);
 }
 
 int planner_dtfm_hybrid(const topology *t, const job *j, const planner_opts *o, plan *out,
                         planner_stats *st, gt_err *e)
 {
-    return run_dtfm(t, j, o, out, st, e, DTFM_GAIN_EDGECUT, "dtfm-hybrid");
+    return bl_fit(dtfm_hybrid_once, &DTFM_FIT, t, j, o, out, st, e);
 }

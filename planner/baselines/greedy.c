@@ -16,6 +16,7 @@
 
 #include "baselines.h"
 #include "common.h"
+#include "fit.h"
 
 typedef struct ranked {
     int gpu;
@@ -92,8 +93,8 @@ done:
     return rc;
 }
 
-int planner_greedy(const topology *t, const job *j, const planner_opts *o, plan *out,
-                   planner_stats *st, gt_err *e)
+static int greedy_once(const topology *t, const job *j, const planner_opts *o, plan *out,
+                       planner_stats *st, gt_err *e)
 {
     double t0 = bl_now();
     int *order = fastest_first(t);
@@ -122,4 +123,14 @@ int planner_greedy(const topology *t, const job *j, const planner_opts *o, plan 
                  b.rejected);
     bl_best_free(&b);
     return rc;
+}
+
+/* The project's own baseline: the options every pipeline runtime has
+ * (microbatch size, activation recomputation). */
+static const bl_fit_opts GREEDY_FIT = {"GeoTrain-greedy", true, true, false};
+
+int planner_greedy(const topology *t, const job *j, const planner_opts *o, plan *out,
+                   planner_stats *st, gt_err *e)
+{
+    return bl_fit(greedy_once, &GREEDY_FIT, t, j, o, out, st, e);
 }

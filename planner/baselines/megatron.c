@@ -28,6 +28,7 @@
 
 #include "baselines.h"
 #include "common.h"
+#include "fit.h"
 
 /* The GPU order ranks are taken from: topology order, or (random) T-chunks
  * in shuffled order. */
@@ -118,14 +119,31 @@ static int run_megatron(const topology *t, const job *j, const planner_opts *o, 
     return rc;
 }
 
+static int megatron_once(const topology *t, const job *j, const planner_opts *o, plan *out,
+                         planner_stats *st, gt_err *e)
+{
+    return run_megatron(t, j, o, out, st, e, false, "megatron");
+}
+
+static int megatron_random_once(const topology *t, const job *j, const planner_opts *o,
+                                plan *out, planner_stats *st, gt_err *e)
+{
+    return run_megatron(t, j, o, out, st, e, true, "megatron-random");
+}
+
+/* Megatron-LM's memory options: --micro-batch-size, --recompute-granularity
+ * full, and Megatron-Core's precision-aware optimizer with --exp-avg-dtype
+ * and --exp-avg-sq-dtype bf16 (megatron/training/arguments.py). */
+static const bl_fit_opts MEGATRON_FIT = {"Megatron-LM", true, true, true};
+
 int planner_megatron(const topology *t, const job *j, const planner_opts *o, plan *out,
                      planner_stats *st, gt_err *e)
 {
-    return run_megatron(t, j, o, out, st, e, false, "megatron");
+    return bl_fit(megatron_once, &MEGATRON_FIT, t, j, o, out, st, e);
 }
 
 int planner_megatron_random(const topology *t, const job *j, const planner_opts *o, plan *out,
                             planner_stats *st, gt_err *e)
 {
-    return run_megatron(t, j, o, out, st, e, true, "megatron-random");
+    return bl_fit(megatron_random_once, &MEGATRON_FIT, t, j, o, out, st, e);
 }

@@ -30,6 +30,7 @@
 #include "baselines.h"
 #include "common.h"
 #include "sim/dp_sync.h"
+#include "fit.h"
 
 /* GPUs of one type in topology order. */
 typedef struct type_group {
@@ -297,8 +298,8 @@ static void search(const metis_ctx *c, bl_best *best, double t0)
     }
 }
 
-int planner_metis(const topology *t, const job *j, const planner_opts *o, plan *out,
-                  planner_stats *st, gt_err *e)
+static int metis_once(const topology *t, const job *j, const planner_opts *o, plan *out,
+                      planner_stats *st, gt_err *e)
 {
     double t0 = bl_now();
     metis_ctx c = {t, j, o, NULL, 0, j->batch / j->microbatch};
@@ -327,4 +328,15 @@ int planner_metis(const topology *t, const job *j, const planner_opts *o, plan *
     }
     bl_best_free(&best);
     return 0;
+}
+
+/* Metis (Um et al., USENIX ATC 2024) plans for pipeline runtimes whose
+ * settings include the microbatch size and activation recomputation; its
+ * planner does not change the optimizer. */
+static const bl_fit_opts METIS_FIT = {"Metis", true, true, false};
+
+int planner_metis(const topology *t, const job *j, const planner_opts *o, plan *out,
+                  planner_stats *st, gt_err *e)
+{
+    return bl_fit(metis_once, &METIS_FIT, t, j, o, out, st, e);
 }

@@ -1,0 +1,440 @@
+/* enc_fitness.c — what a decoded genome is worth (encoding.h): the
+ * finalists' replays, the traffic floor and the planners' fitness, and the
+ * lower bounds of the estimator's metrics. */
+#include "encoding.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "enc_pipe.h"
+#include "partition_dp.h"
+#include "tp_view.h"
+#include "sim/cost.h"
+#include "sim/dp_sync.h"
+#include "sim/timecap.h"
+#include "sim/estimator.h"
+#include "sim/simulator.h"
+
+/* --- finalists ------------------------------------------------------------------ */
+
+int enc_simulate(const enc_problem *pr, const genome *g, const char *planner,
+                 const char *objtext, plan *p, obj_metrics *sim, gt_err *e)
+{
+    if (enc_to_plan(pr, g, planner, objtext, p, e))
+        return -1;
+    sim_options so;
+    sim_options_default(&so);
+    sim_result r;
+    if (simulate_plan(pr->real, pr->j, p, &so, &r, e)) {
+        plan_free(p);
+        return -1;
+    }
+    *sim = obj_from_sim(&r);
+    return 0;
+}
+
+double enc_replay_work(const plan *p)
+{
+    double w = 0, D = p->npipes;
+    int smax = 0;
+    for (int pi = 0; pi < p->npipes; pi++) {
+        double S = p->pipes[pi].nstages, m = p->pipes[pi].microbatches;
+        w += 2 * S * m + 2 * (S - 1) * m; /* ops; activation and gradient flows */
+        smax = p->pipes[pi].nstages > smax ? p->pipes[pi].nstages : smax;
+    }
+    if (D > 1) { /* a sync group per stage: ring 2(D-1) steps of D flows */
+        double f = 2 * (D - 1) * D;
+        if (p->sync == SYNC_PS)
+            f *= D * D;
+        w += smax * f;
+    }
+    return w;
+}
+
+/* The first candidate, unreplayed: too large for the simulator. */
+static int final_unreplayed(const enc_problem *pr, const genome *g, const objective *sobj,
+                            const char *planner, const char *objtext, enc_final *out, gt_err *e)
+{
+    if (enc_to_plan(pr, g, planner, objtext, &out->p, e))
+        return -1;
+    out->est = out->sim = g->est;
+    out->value = objective_value(sobj, &g->est);
+    out->index = 0;
+    out->replayed = 0;
+    return 0;
+}
+
+static double mono_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static bool replays_over(const enc_replay_limits *lim, int replayed)
+{
+    return replayed >= lim->max || (lim->stop && *lim->stop) ||
+           (lim->deadline > 0 && mono_s() > lim->deadline);
+}
+
+int enc_pick_final(const enc_problem *pr, const genome *const *cand, int n,
+                   const objective *sobj, const char *planner, const char *objtext,
+                   const enc_replay_limits *lim, enc_final *out, gt_err *e)
+{
+    bool have = false;
+    gt_err last = {""};
+    int replayed = 0;
+    if (n > 0) {
+        plan p;
+        if (enc_to_plan(pr, cand[0], planner, objtext, &p, e))
+            return -1;
+        double w = enc_replay_work(&p);
+        plan_free(&p);
+        if (w > ENC_REPLAY_MAX_WORK)
+            return final_unreplayed(pr, cand[0], sobj, planner, objtext, out, e);
+    }
+    for (int i = 0; i < n; i++) {
+        if (have && (!(cand[i]->fit < out->value) || replays_over(lim, replayed)))
+            break;
+        plan p;
+        obj_metrics sim;
+        replayed++;
+        if (enc_simulate(pr, cand[i], planner, objtext, &p, &sim, &last))
+            continue;
+        double v = objective_value(sobj, &sim);
+        if (have && !(v < out->value)) {
+            plan_free(&p);
+            continue;
+        }
+        if (have)
+            plan_free(&out->p);
+        *out = (enc_final){p, cand[i]->est, sim, v, i, 0};
+        have = true;
+    }
+    if (have)
+        out->replayed = replayed;
+    if (!have)
+        return gt_fail(e, "%s", last.msg[0] ? last.msg : "no feasible plan found");
+    return 0;
+}
+
+/* --- traffic floor and fitness --------------------------------------------------- */
+
+/* Bytes per shared resource, laid out as the simulator's network: GPU link
+ * out/in (2 per GPU), NIC out/in (2 per node), WAN (site x site). */
+typedef struct traffic {
+    const enc_problem *pr;
+    double *bytes;
+    int nres, node0, wan0;
+} traffic;
+
+/* The shared resources are those of topo_path_resources, whose keys are
+ * exactly this layout. */
+static void flow_bytes(traffic *tr, int a, int b, double bytes)
+{
+    topo_res r[3];
+    int k = topo_path_resources(tr->pr->t, a, b, r);
+    for (int i = 0; i < k; i++)
+        tr->bytes[r[i].key] += bytes;
+}
+
+static int by_site_gpu(const void *x, const void *y, const topology *t)
+{
+    int a = *(const int *)x, b = *(const int *)y;
+    if (t->gpus[a].site != t->gpus[b].site)
+        return t->gpus[a].site - t->gpus[b].site;
+    return a - b;
+}
+
+/* Insertion sort of members by (site, GPU), as collective_build orders them. */
+static void sort_members(const topology *t, int *m, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int k = i; k > 0 && by_site_gpu(&m[k], &m[k - 1], t) < 0; k--) {
+            int x = m[k];
+            m[k] = m[k - 1];
+            m[k - 1] = x;
+        }
+}
+
+static void ring_bytes(traffic *tr, const int *m, int n, double g)
+{
+    for (int i = 0; i < n && n > 1; i++)
+        flow_bytes(tr, m[i], m[(i + 1) % n], 2.0 * (n - 1) * g / n);
+}
+
+/* One layer's gradient sync over members m[0..n) (sorted), per algorithm. */
+static void sync_bytes(traffic *tr, sync_kind kind, int *m, int n, double g)
+{
+    const topology *t = tr->pr->t;
+    if (kind == SYNC_RING) {
+        ring_bytes(tr, m, n, g);
+    } else if (kind == SYNC_PS) {
+        for (int a = 0; a < n; a++)
+            for (int b = 0; b < n; b++)
+                if (a != b)
+                    flow_bytes(tr, m[a], m[b], 2.0 * g / n);
+    } else { /* hierarchical: rings inside sites, a ring of leaders, broadcast back */
+        int lead[n], start[n + 1], nl = 0;
+        for (int i = 0; i < n; i++)
+            if (i == 0 || t->gpus[m[i]].site != t->gpus[m[i - 1]].site) {
+                start[nl] = i;
+                lead[nl++] = m[i];
+            }
+        start[nl] = n;
+        for (int s = 0; s < nl; s++)
+            ring_bytes(tr, &m[start[s]], start[s + 1] - start[s], g);
+        if (nl > 1) {
+            ring_bytes(tr, lead, nl, g);
+            for (int s = 0; s < nl; s++)
+                for (int k = start[s] + 1; k < start[s + 1]; k++)
+                    flow_bytes(tr, lead[s], m[k], g);
+        }
+    }
+}
+
+/* Bandwidth of resource r of the layout above. */
+static double res_cap(const traffic *tr, int r)
+{
+    const topology *t = tr->pr->t;
+    if (r < tr->node0)
+        return topo_gpu_type(t, r / 2)->link_bw;
+    if (r < tr->wan0)
+        return t->nodes[(r - tr->node0) / 2].nic_bw;
+    return t->wan[r - tr->wan0].bw;
+}
+
+/* Seconds the busiest resource needs for the bytes added to tr->bytes since
+ * the keys were zero, listed in keys[0..n); the bytes are cleared again. */
+static double phase_s(traffic *tr, const int *keys, int n)
+{
+    double worst = 0;
+    for (int i = 0; i < n; i++)
+        if (tr->bytes[keys[i]] > 0) {
+            worst = fmax(worst, tr->bytes[keys[i]] / res_cap(tr, keys[i]));
+            tr->bytes[keys[i]] = 0;
+        }
+    return worst;
+}
+
+/* One direction of pipeline p's activation (fwd) or gradient traffic on its
+ * own: its resources' keys into keys (returns how many), bytes into tr. */
+static int pipe_flows(traffic *tr, const genome *g, int p, double act, bool fwd, int *keys)
+{
+    int S = g->S, n = 0;
+    for (int k = 0; k + 1 < S; k++) {
+        int a = g->perm[p * S + k], b = g->perm[p * S + k + 1];
+        topo_res r[3];
+        int nr = fwd ? topo_path_resources(tr->pr->t, a, b, r)
+                     : topo_path_resources(tr->pr->t, b, a, r);
+        for (int i = 0; i < nr; i++) {
+            tr->bytes[r[i].key] += g->mb[p] * act;
+            keys[n++] = r[i].key;
+        }
+    }
+    return n;
+}
+
+/* GPipe runs every forward of a stage before its first backward
+ * (sim/workload.c), so each pipeline's activation transfers all end before
+ * its first gradient transfer starts: the iteration lasts at least the
+ * forward phase's busiest resource plus the backward phase's, where the
+ * whole-iteration floor sees only the busier of the two (the two directions
+ * of a link are separate resources). */
+static double gpipe_phases_s(traffic *tr, const genome *g, double act)
+{
+    int *keys = malloc(sizeof(int) * (size_t)(3 * (g->S > 1 ? g->S - 1 : 1)));
+    double worst = 0;
+    for (int p = 0; keys && p < g->D && g->S > 1; p++) {
+        double f = phase_s(tr, keys, pipe_flows(tr, g, p, act, true, keys));
+        double b = phase_s(tr, keys, pipe_flows(tr, g, p, act, false, keys));
+        worst = fmax(worst, f + b);
+    }
+    free(keys);
+    return worst;
+}
+
+double enc_traffic_floor(const enc_problem *pr, const genome *g)
+{
+    const topology *t = pr->t;
+    traffic tr = {pr, NULL, 2 * t->ngpus + 2 * t->nnodes + t->nsites * t->nsites,
+                  2 * t->ngpus, 2 * t->ngpus + 2 * t->nnodes};
+    int S = g->S, D = g->D, *mem = malloc(sizeof(int) * (size_t)(D + 1));
+    tr.bytes = calloc((size_t)tr.nres, sizeof(double));
+    if (!tr.bytes || !mem) {
+        free(tr.bytes);
+        free(mem);
+        return 0;
+    }
+    double act = cost_activation_bytes(pr->j, pr->bval[g->bi]);
+    double phases = g->sched == SCHED_GPIPE ? gpipe_phases_s(&tr, g, act) : 0;
+    for (int p = 0; p < D; p++)
+        for (int k = 0; k + 1 < S; k++) {
+            flow_bytes(&tr, g->perm[p * S + k], g->perm[p * S + k + 1], g->mb[p] * act);
+            flow_bytes(&tr, g->perm[p * S + k + 1], g->perm[p * S + k], g->mb[p] * act);
+        }
+    for (int l = 0; l < pr->L && D > 1; l++) {
+        for (int p = 0; p < D; p++) {
+            int k = S - 1;
+            while (k > 0 && g->first[p * S + k] > l)
+                k--;
+            mem[p] = g->perm[p * S + k];
+        }
+        sort_members(t, mem, D);
+        /* the simulator's phases (dp_sync.h); the planners' plans are unsharded */
+        sync_phase ph[DP_SYNC_MAX_PHASES];
+        int nph = dp_sync_phases(SHARD_NONE, dp_grad_bytes(pr->j, l, l, 1),
+                                 dp_weight_bytes(pr->j, l, l, 1), ph);
+        for (int x = 0; x < nph; x++)
+            sync_bytes(&tr, g->sync, mem, D, dp_sync_phase_allreduce_bytes(&ph[x]));
+    }
+    double worst = phases;
+    for (int r = 0; r < tr.nres; r++)
+        if (tr.bytes[r] > 0)
+            worst = fmax(worst, tr.bytes[r] / res_cap(&tr, r));
+    free(tr.bytes);
+    free(mem);
+    return worst;
+}
+
+int enc_estimate(const enc_problem *pr, const genome *g, obj_metrics *m)
+{
+    plan p;
+    gt_err e;
+    if (enc_to_plan(pr, g, "", "", &p, &e))
+        return -1;
+    est_summary s;
+    int st = estimate_plan(pr->real, pr->j, &p, &s, &e) == 0 ? 1 : -1;
+    plan_free(&p);
+    if (st != 1)
+        return -1;
+    *m = obj_from_estimate(&s);
+    double floor_s = enc_traffic_floor(pr, g);
+    if (floor_s > m->time_s) {
+        double dt = floor_s - m->time_s;
+        for (int x = 0; x < g->S * g->D; x++) {
+            const topo_site *site = &pr->t->sites[pr->t->gpus[g->perm[x]].site];
+            double j = dt * site->pue * topo_gpu_type(pr->t, g->perm[x])->idle_w;
+            m->energy_j += j;
+            m->carbon_g += j / 3.6e6 * site->carbon_g_per_kwh;
+            m->usd += j / 3.6e6 * site->price_kwh;
+        }
+        m->time_s = floor_s;
+    }
+    return 1;
+}
+
+/* --- bounds ------------------------------------------------------------------ */
+
+typedef struct stage_times {
+    int64_t f, b, opt, xf, xb;   /* xf/xb: transfer to / from the next stage */
+} stage_times;
+
+/* The estimator's own op durations for stage k of pipeline p. */
+static void stage_exact(const enc_problem *pr, const genome *g, int p, int k, stage_times *st)
+{
+    const job *j = pr->j;
+    int S = g->S, gpu = g->perm[p * S + k], b = pr->bval[g->bi];
+    int a = g->first[p * S + k], e = k + 1 < S ? g->first[p * S + k + 1] - 1 : pr->L - 1;
+    const gpu_type *ty = topo_gpu_type(pr->t, gpu);
+    st->f = cost_stage_fwd_ns(j, ty, 1, b, a, e, 1.0);
+    st->b = cost_stage_bwd_ns(j, ty, 1, b, a, e, 1.0);
+    st->opt = cost_optimizer_ns(ty, cost_stage_params(&j->model, a, e));
+    st->xf = st->xb = 0;
+    if (k + 1 < S) {
+        st->xf = enc_xfer_ns(pr, g->bi, gpu, g->perm[p * S + k + 1]);
+        st->xb = enc_xfer_ns(pr, g->bi, g->perm[p * S + k + 1], gpu);
+    }
+}
+
+/* Time bound of pipeline p (ns); busy[k] gets each stage's compute ns. */
+static int64_t pipe_bound(const enc_problem *pr, const genome *g, int p, stage_times *st,
+                          int64_t *busy)
+{
+    int S = g->S;
+    int64_t m = g->mb[p], best = 0, arrive = 0, back = 0, rt = 0;
+    for (int k = 0; k < S; k++)
+        stage_exact(pr, g, p, k, &st[k]);
+    for (int k = 0; k < S; k++) { /* saturating at the time cap (sim/timecap.h) */
+        int64_t work = t_mul(m, t_add(st[k].f, st[k].b));
+        busy[k] = t_add(work, st[k].opt);
+        int64_t end_k = t_add(arrive, work);
+        int64_t v = t_add(t_add(end_k, back), st[0].opt); /* the gradient's way down to stage 0 */
+        int64_t w = t_add(end_k, st[k].opt);
+        v = v > w ? v : w;
+        best = v > best ? v : best;
+        arrive = t_add(arrive, t_add(st[k].f, st[k].xf));
+        back = t_add(back, t_add(st[k].b, st[k].xb));
+        rt = t_add(rt, t_add(t_add(st[k].f, st[k].b), t_add(st[k].xf, st[k].xb)));
+    }
+    if (g->sched == SCHED_1F1B) {
+        /* stage 0 runs F(j+S) after B(j), which ends a round trip after F(j) */
+        int64_t v = t_add(t_mul((m + S - 1) / S, rt), st[0].opt);
+        best = v > best ? v : best;
+    }
+    return best;
+}
+
+obj_metrics enc_bound(const enc_problem *pr, const genome *g)
+{
+    int S = g->S;
+    stage_times *st = malloc(sizeof *st * (size_t)S);
+    int64_t *busy = malloc(sizeof *busy * (size_t)(S * g->D));
+    obj_metrics lb = {0, 0, 0, 0};
+    if (!st || !busy) {
+        free(st);
+        free(busy);
+        return lb;
+    }
+    int64_t T = 0;
+    for (int p = 0; p < g->D; p++) {
+        int64_t v = pipe_bound(pr, g, p, st, &busy[p * S]);
+        T = v > T ? v : T;
+    }
+    for (int x = 0; x < S * g->D; x++) {
+        const topo_site *site = &pr->t->sites[pr->t->gpus[g->perm[x]].site];
+        const gpu_type *ty = topo_gpu_type(pr->t, g->perm[x]);
+        double j = site->pue * 1e-9 * ((double)busy[x] * ty->tdp_w + (double)(T - busy[x]) * ty->idle_w);
+        lb.energy_j += j;
+        lb.carbon_g += j / 3.6e6 * site->carbon_g_per_kwh;
+        lb.usd += j / 3.6e6 * site->price_kwh;
+    }
+    /* a hair below, so that summation order can never lift a bound above the truth */
+    const double shave = 1 - 1e-12;
+    lb.time_s = (double)T * 1e-9 * shave;
+    lb.energy_j *= shave;
+    lb.carbon_g *= shave;
+    lb.usd *= shave;
+    free(st);
+    free(busy);
+    return lb;
+}
+
+int enc_critical_cell(const enc_problem *pr, const genome *g)
+{
+    int S = g->S, cell = 0;
+    stage_times *st = malloc(sizeof *st * (size_t)S);
+    int64_t *busy = malloc(sizeof *busy * (size_t)S), worst = -1;
+    if (!st || !busy) {
+        free(st);
+        free(busy);
+        return 0;
+    }
+    for (int p = 0; p < g->D; p++) {
+        int64_t v = pipe_bound(pr, g, p, st, busy);
+        if (v <= worst)
+            continue;
+        worst = v;
+        int kb = 0;
+        for (int k = 1; k < S; k++)
+            if (busy[k] > busy[kb])
+                kb = k;
+        cell = p * S + kb;
+    }
+    free(st);
+    free(busy);
+    return cell;
+}
+

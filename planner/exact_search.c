@@ -1,0 +1,436 @@
+/* exact_search.c — the exact referee's searches over its space (exact.h):
+ * the best-first stream of points, cached estimates, branch and bound on the
+ * estimate, the simulated optimum and the exact pareto front. */
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "exact_space.h"
+#include "sim/cost.h"
+#include "sim/estimator.h"
+#include "tp_view.h"
+
+/* --- the best-first stream of points ---------------------------------------------------- */
+
+typedef struct keyed {
+    double key;
+    long idx;
+} keyed;
+
+static int keyed_cmp(const void *a, const void *b)
+{
+    const keyed *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key < y->key ? -1 : 1;
+    return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static bool keyed_less(const keyed *x, const keyed *y)
+{
+    return x->key < y->key || (x->key == y->key && x->idx < y->idx);
+}
+
+/* Placements in order of their bound, merged with a heap of the opened
+ * placements' points; `skip` (pareto) drops covered bounds on both levels. */
+typedef struct stream {
+    exact_space *sp;
+    const objective *obj;    /* NULL: order by time */
+    const pareto_archive *skip;
+    keyed *pk;
+    long pp;
+    keyed *h;
+    long nh, caph;
+} stream;
+
+static double key_of(const stream *st, const obj_metrics *m)
+{
+    return st->obj ? objective_value(st->obj, m) : m->time_s;
+}
+
+static bool skipped(const stream *st, const obj_metrics *m)
+{
+    return st->skip && pareto_covered(st->skip, m->time_s, m->energy_j);
+}
+
+static int heap_push(stream *st, keyed k)
+{
+    if (exact_grow((void **)&st->h, &st->caph, st->nh + 1, sizeof *st->h))
+        return -1;
+    long i = st->nh++;
+    while (i > 0 && keyed_less(&k, &st->h[(i - 1) / 2])) {
+        st->h[i] = st->h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    st->h[i] = k;
+    return 0;
+}
+
+static keyed heap_pop(stream *st)
+{
+    keyed top = st->h[0], last = st->h[--st->nh];
+    long i = 0;
+    for (;;) {
+        long c = 2 * i + 1;
+        if (c >= st->nh)
+            break;
+        if (c + 1 < st->nh && keyed_less(&st->h[c + 1], &st->h[c]))
+            c++;
+        if (!keyed_less(&st->h[c], &last))
+            break;
+        st->h[i] = st->h[c];
+        i = c;
+    }
+    if (st->nh > 0)
+        st->h[i] = last;
+    return top;
+}
+
+static int stream_init(stream *st, exact_space *sp, const objective *obj,
+                       const pareto_archive *skip)
+{
+    memset(st, 0, sizeof *st);
+    st->sp = sp;
+    st->obj = obj;
+    st->skip = skip;
+    st->pk = malloc(sizeof *st->pk * (size_t)(sp->nplace + 1));
+    if (!st->pk)
+        return -1;
+    for (int p = 0; p < sp->nplace; p++)
+        st->pk[p] = (keyed){key_of(st, &sp->plb[p]), p};
+    qsort(st->pk, (size_t)sp->nplace, sizeof *st->pk, keyed_cmp);
+    return 0;
+}
+
+static void stream_free(stream *st)
+{
+    free(st->pk);
+    free(st->h);
+}
+
+/* Open the next placements (bound < thr) and push their points. */
+static int stream_open(stream *st, double thr)
+{
+    exact_space *sp = st->sp;
+    int list[EXACT_OPEN], n = 0;
+    long from = st->pp;
+    while (st->pp < sp->nplace && n < EXACT_OPEN && st->pk[st->pp].key < thr) {
+        int p = (int)st->pk[st->pp++].idx;
+        if (!skipped(st, &sp->plb[p]))
+            list[n++] = p;
+    }
+    if (st->pp == from)
+        return 0;
+    if (exact_open_placements(sp, list, n))
+        return -1;
+    for (int i = 0; i < n; i++)
+        for (long x = sp->pfirst[list[i]]; x < sp->pfirst[list[i]] + sp->pnpts[list[i]]; x++)
+            if (heap_push(st, (keyed){key_of(st, &sp->pts[x].lb), x}))
+                return -1;
+    return 0;
+}
+
+/* Up to `max` points with bound < thr, best first. Returns the count or -1. */
+static int stream_next(stream *st, double thr, long *out, int max)
+{
+    exact_space *sp = st->sp;
+    int n = 0;
+    while (n < max) {
+        double ptop = st->pp < sp->nplace ? st->pk[st->pp].key : INFINITY;
+        double htop = st->nh ? st->h[0].key : INFINITY;
+        if (!(fmin(ptop, htop) < thr))
+            break;
+        if (ptop <= htop) {
+            if (stream_open(st, thr))
+                return -1;
+            continue;
+        }
+        keyed k = heap_pop(st);
+        if (!skipped(st, &sp->pts[k.idx].lb))
+            out[n++] = k.idx;
+    }
+    return n;
+}
+
+/* --- estimates (cached) --------------------------------------------------------- */
+
+typedef struct pair {
+    long pt;
+    int sync;
+} pair;
+
+static int nsync(const exact_space *sp, long pt)
+{
+    return sp->pD[sp->pts[pt].place] > 1 ? ENC_NSYNC : 1;
+}
+
+static void estimate_pair(const exact_space *sp, pair q, genome *g, int *used, obj_metrics *m,
+                          signed char *ok)
+{
+    const xpoint *x = &sp->pts[q.pt];
+    *ok = -1;
+    exact_placement_genome(sp, x->place, x->bi, x->sched, q.sync, g, used);
+    if (enc_decode(sp->pr, g, NULL) == 0)
+        *ok = (signed char)enc_estimate(sp->pr, g, m);
+}
+
+typedef struct workspace {
+    genome *gs;
+    int **used;
+    int n;
+} workspace;
+
+static void ws_free(workspace *w)
+{
+    for (int i = 0; i < w->n; i++) {
+        genome_free(&w->gs[i]);
+        free(w->used[i]);
+    }
+    free(w->gs);
+    free(w->used);
+    memset(w, 0, sizeof *w);
+}
+
+static int ws_init(workspace *w, const exact_space *sp)
+{
+    w->n = sp->threads;
+    w->gs = calloc((size_t)w->n, sizeof *w->gs);
+    w->used = calloc((size_t)w->n, sizeof *w->used);
+    if (!w->gs || !w->used)
+        return -1;
+    for (int i = 0; i < w->n; i++) {
+        w->used[i] = malloc(sizeof(int) * (size_t)sp->pr->nclass);
+        if (genome_alloc(&w->gs[i], sp->pr->N) || !w->used[i])
+            return -1;
+    }
+    return 0;
+}
+
+/* The pairs (point, sync) of pts[0..n), estimated unless cached (in
+ * parallel, into result slots reserved in order). Returns the pair count,
+ * new estimates added to *fresh, or -1. */
+static int estimate_points(exact_space *sp, const long *pts, int n, workspace *ws, pair *q,
+                           long *fresh)
+{
+    int nq = 0;
+    for (int i = 0; i < n; i++)
+        for (int s = 0; s < nsync(sp, pts[i]); s++)
+            q[nq++] = (pair){pts[i], s};
+    long cap = sp->capres;
+    if (exact_grow((void **)&sp->res, &sp->capres, sp->nres + nq, sizeof *sp->res))
+        return -1;
+    if (sp->capres != cap || !sp->res_ok) { /* res_ok follows res's capacity */
+        signed char *ok = realloc(sp->res_ok, (size_t)sp->capres);
+        if (!ok)
+            return -1;
+        sp->res_ok = ok;
+    }
+    int todo[EXACT_BATCH * ENC_NSYNC], nt = 0;
+    for (int i = 0; i < nq; i++) {
+        xpoint *x = &sp->pts[q[i].pt];
+        if (x->res[q[i].sync] < 0) {
+            x->res[q[i].sync] = (int)sp->nres++;
+            todo[nt++] = i;
+        }
+    }
+#pragma omp parallel for num_threads(sp->threads) schedule(dynamic, 1) if (sp->par)
+    for (int k = 0; k < nt; k++) {
+        const pair *p = &q[todo[k]];
+        int r = sp->pts[p->pt].res[p->sync], th = omp_get_thread_num();
+        estimate_pair(sp, *p, &ws->gs[th], ws->used[th], &sp->res[r], &sp->res_ok[r]);
+    }
+    *fresh += nt;
+    return nq;
+}
+
+/* The decoded genome of a pair with its cached estimate. */
+static void pair_genome(const exact_space *sp, pair q, genome *g, int *used, double fit)
+{
+    const xpoint *x = &sp->pts[q.pt];
+    exact_placement_genome(sp, x->place, x->bi, x->sched, q.sync, g, used);
+    enc_decode(sp->pr, g, NULL);
+    g->est = sp->res[x->res[q.sync]];
+    g->status = 1;
+    g->fit = fit;
+}
+
+/* --- branch and bound on the estimate -------------------------------------------------- */
+
+int exact_search(exact_space *sp, const objective *obj, const volatile int *stop,
+                 exact_result *r, gt_err *e)
+{
+    memset(r, 0, sizeof *r);
+    stream st;
+    workspace ws = {0};
+    if (stream_init(&st, sp, obj, NULL) || ws_init(&ws, sp)) {
+        stream_free(&st);
+        ws_free(&ws);
+        return gt_fail(e, "out of memory");
+    }
+    long pts[EXACT_BATCH];
+    pair q[EXACT_BATCH * ENC_NSYNC], best = {-1, 0};
+    double bv = INFINITY;
+    int rc = 0;
+    r->proved = true;
+    for (;;) {
+        if (stop && *stop) {
+            r->proved = false;
+            break;
+        }
+        int n = stream_next(&st, bv, pts, EXACT_BATCH), nq;
+        if (n < 0 || (n > 0 && (nq = estimate_points(sp, pts, n, &ws, q, &r->estimated)) < 0)) {
+            rc = gt_fail(e, "out of memory");
+            break;
+        }
+        if (n == 0)
+            break;
+        r->examined += nq;
+        for (int i = 0; i < nq; i++) { /* in stream order: deterministic */
+            int res = sp->pts[q[i].pt].res[q[i].sync];
+            double v = sp->res_ok[res] == 1 ? objective_value(obj, &sp->res[res]) : INFINITY;
+            if (v < bv) {
+                bv = v;
+                best = q[i];
+            }
+        }
+    }
+    if (!rc && best.pt < 0)
+        rc = gt_fail(e, "no feasible plan in the search space");
+    if (!rc) {
+        if (genome_alloc(&r->top[0], sp->pr->N))
+            rc = gt_fail(e, "out of memory");
+        else {
+            r->ntop = 1;
+            pair_genome(sp, best, &r->top[0], ws.used[0], bv);
+        }
+    }
+    stream_free(&st);
+    ws_free(&ws);
+    return rc;
+}
+
+void exact_result_free(exact_result *r)
+{
+    for (int i = 0; i < r->ntop; i++)
+        genome_free(&r->top[i]);
+    r->ntop = 0;
+}
+
+/* --- the simulated optimum --------------------------------------------------------- */
+
+typedef struct sim_best {
+    enc_final f;
+    bool have;
+    int replayed;
+} sim_best;
+
+static void offer_sim(const exact_space *sp, const genome *g, const objective *sobj,
+                      const char *objtext, sim_best *b)
+{
+    plan p;
+    obj_metrics sim;
+    gt_err e;
+    b->replayed++;
+    if (enc_simulate(sp->pr, g, "exact", objtext, &p, &sim, &e))
+        return; /* the simulator refused it: not a candidate */
+    double v = objective_value(sobj, &sim);
+    if (b->have && !(v < b->f.value)) {
+        plan_free(&p);
+        return;
+    }
+    if (b->have)
+        plan_free(&b->f.p);
+    b->f = (enc_final){p, g->est, sim, v, 0, 0};
+    b->have = true;
+}
+
+int exact_sim_search(exact_space *sp, const objective *obj, const objective *sobj,
+                     const genome *start, const volatile int *stop, int max_sims,
+                     enc_final *f, int *replayed, bool *proved, gt_err *e)
+{
+    stream st;
+    workspace ws = {0};
+    genome g;
+    if (stream_init(&st, sp, obj, NULL) || ws_init(&ws, sp) || genome_alloc(&g, sp->pr->N)) {
+        stream_free(&st);
+        ws_free(&ws);
+        return gt_fail(e, "out of memory");
+    }
+    sim_best b = {.have = false};
+    if (start)
+        offer_sim(sp, start, sobj, obj->text, &b);
+    long pts[EXACT_BATCH], fresh = 0;
+    pair q[EXACT_BATCH * ENC_NSYNC];
+    *proved = true;
+    for (;;) {
+        if ((stop && *stop) || b.replayed >= max_sims) {
+            *proved = false;
+            break;
+        }
+        int n = stream_next(&st, b.have ? b.f.value : INFINITY, pts, EXACT_BATCH), nq = 0;
+        if (n <= 0 || (nq = estimate_points(sp, pts, n, &ws, q, &fresh)) < 0)
+            break;
+        for (int i = 0; i < nq && b.replayed < max_sims; i++) {
+            int res = sp->pts[q[i].pt].res[q[i].sync];
+            if (sp->res_ok[res] != 1 || !objective_feasible(obj, &sp->res[res]))
+                continue;
+            double v = objective_value(obj, &sp->res[res]);
+            if (b.have && !(v < b.f.value))
+                continue;
+            pair_genome(sp, q[i], &g, ws.used[0], v);
+            if (!(start && genome_same(&g, start)))
+                offer_sim(sp, &g, sobj, obj->text, &b);
+        }
+    }
+    genome_free(&g);
+    stream_free(&st);
+    ws_free(&ws);
+    *replayed = b.replayed;
+    if (!b.have)
+        return gt_fail(e, "no feasible plan could be simulated");
+    *f = b.f;
+    return 0;
+}
+
+/* --- pareto -------------------------------------------------------------------------- */
+
+int exact_pareto(exact_space *sp, const volatile int *stop, pareto_archive *a, long *examined,
+                 gt_err *e)
+{
+    stream st;
+    workspace ws = {0};
+    genome g;
+    if (stream_init(&st, sp, NULL, a) || ws_init(&ws, sp) || genome_alloc(&g, sp->pr->N)) {
+        stream_free(&st);
+        ws_free(&ws);
+        return gt_fail(e, "out of memory");
+    }
+    long pts[EXACT_BATCH], fresh = 0;
+    pair q[EXACT_BATCH * ENC_NSYNC];
+    int rc = 0;
+    *examined = 0;
+    while (!(stop && *stop)) {
+        int n = stream_next(&st, INFINITY, pts, EXACT_BATCH), nq = 0;
+        if (n < 0 || (n > 0 && (nq = estimate_points(sp, pts, n, &ws, q, &fresh)) < 0)) {
+            rc = gt_fail(e, "out of memory");
+            break;
+        }
+        if (n == 0)
+            break;
+        *examined += nq;
+        for (int i = 0; i < nq; i++) {
+            int res = sp->pts[q[i].pt].res[q[i].sync];
+            if (sp->res_ok[res] != 1)
+                continue;
+            pair_genome(sp, q[i], &g, ws.used[0], sp->res[res].time_s);
+            pareto_insert(a, &g);
+        }
+    }
+    genome_free(&g);
+    stream_free(&st);
+    ws_free(&ws);
+    return rc;
+}
+

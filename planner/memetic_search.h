@@ -1,0 +1,114 @@
+/* memetic_search.h — what the memetic planner's files share (private to
+ * planner/memetic*.c): the search state (population, children, estimate
+ * cache, elite, seeds), its parameters, and the steps memetic.c (phases,
+ * finalists, the planner) and memetic_islands.c (the island model) call;
+ * memetic_search.c owns them (evaluation, elite, survival, children, the
+ * loop, the population, budgets). */
+#ifndef GT_MEMETIC_SEARCH_H
+#define GT_MEMETIC_SEARCH_H
+
+#include <gsl/gsl_rng.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "encoding.h"
+#include "memetic.h"
+#include "objective.h"
+#include "pareto.h"
+
+#define MA_PC 0.7          /* crossover probability */
+#define MA_PLAIN_SHARE 0.25 /* of the crossovers: plain order crossover (OX) */
+#define MA_PLS 0.1         /* LS on a child that is not better than the median */
+#define MA_LS_MOVES 12     /* LS3/LS4 candidates per call (x3 for the genes sweep) */
+#define MA_STALL 40        /* generations without improvement before stopping */
+#define MA_BIG_GPUS 256    /* above: a smaller population and lighter local search */
+#define MA_RESTARTS 3      /* budget mode: restarts without improvement before stopping */
+#define MA_SEARCH_SHARE 0.85 /* budget mode: the search's share; replays get the rest */
+#define MA_DEFAULT_GENS 300
+#define MA_PAR_MIN_GPUS 24 /* fewer GPUs: children are evaluated sequentially */
+#define MA_REPLAY_WORK 2e6 /* ops + flows the finalists' replays may simulate in all */
+#define MA_ELITE 48        /* best distinct genomes kept for the finalists */
+#define MA_ARCHIVE 64
+
+/* Estimates already made, keyed by the canonical genome's two hashes.
+ * Only merged into between generations (in child order), so the parallel
+ * children read it without locks and the run stays deterministic. */
+typedef struct cache_entry {
+    uint64_t k1, k2;          /* k2 is never 0: 0 marks an empty slot */
+    obj_metrics m;
+    signed char st;           /* 1 feasible, -1 the estimator refused it */
+} cache_entry;
+
+typedef struct eval_cache {
+    cache_entry *tab;
+    size_t cap, n;            /* cap: a power of two */
+} eval_cache;
+
+struct search;
+
+/* One child's evaluation context: its new estimates wait here for the merge. */
+typedef struct kid_ctx {
+    struct search *s;
+    cache_entry *fresh;
+    int nfresh, capfresh;
+} kid_ctx;
+
+typedef struct search {
+    const enc_problem *pr;
+    const planner_opts *o;
+    const memetic_cfg *cfg;
+    objective obj;             /* estimate basis */
+    int P, lambda, nth;
+    bool par;                       /* parallel children (worth it on big instances) */
+    int ls_moves;                   /* LS3/LS4 candidates per call */
+    bool ls_light;                  /* big instances: LS only for new bests (and rarely) */
+    genome *pop, *kids, *scratch;   /* P, lambda, 2 * lambda */
+    gsl_rng **rng;                  /* lambda */
+    kid_ctx *kc;                    /* lambda */
+    eval_cache cache;
+    genome *elite;                  /* MA_ELITE best distinct by estimate, sorted */
+    int nelite;
+    genome *seeds;                  /* the deterministic seeds, as evaluated (finalists too) */
+    int nseeds;
+    pareto_archive *arch;           /* pareto only */
+    long evals;                     /* estimator calls */
+    int gen;                        /* generations so far, all phases */
+    double t0, deadline;            /* deadline 0 = none */
+    double last_print;
+    const char *stopped;            /* why the last phase ended */
+} search;
+
+/* Progress of the stagnation rule, kept across calls by the island model
+ * (which evolves an island a few generations at a time). */
+typedef struct stall_state {
+    double best;
+    int stall, restarts;
+} stall_state;
+
+typedef struct budget {
+    int gens;            /* 0 = unlimited (time-bound) */
+    double secs;         /* 0 = none */
+} budget;
+
+double ma_now_s(void);
+void ma_eval_genome(void *vctx, genome *g);
+int ma_merge_fresh(search *s, int n);
+void ma_rescore(search *s, genome *g, int n);
+void ma_elite_rescore(search *s);
+int ma_survive(search *s, int nkids);
+bool ma_should_stop(const search *s);
+void ma_progress(search *s, int gen_limit, bool force);
+void ma_archive_kids(search *s, genome *g, int n);
+int ma_evolve_from(search *s, int gens, double phase_deadline, stall_state *ss);
+int ma_evolve(search *s, int gens, double phase_deadline);
+int ma_seed_population(search *s, const genome *ref);
+void ma_search_free(search *s);
+int ma_search_init(search *s, const enc_problem *pr, const planner_opts *o,
+    const memetic_cfg *cfg, const objective *obj);
+int ma_pick_final(const search *s, const objective *sobj, enc_final *best, gt_err *e);
+budget ma_share(const planner_opts *o, double frac);
+void ma_fill_stats(const search *s, const enc_final *f, planner_stats *st);
+int ma_prepare(const topology *t, const job *j, const memetic_cfg *cfg, const char *objtext,
+    enc_problem *pr, objective *obj, genome *ref, gt_err *e);
+int ma_run_phase(search *s, budget b);
+
+#endif
