@@ -25,6 +25,7 @@ static const command COMMANDS[] = {
     {"plan", cmd_plan, "choose GPUs, shape, placement and layer cuts for a job"},
     {"simulate", cmd_simulate, "replay a plan: iteration time, joules, utilisation, timeline"},
     {"compare", cmd_compare, "run planners on one topology and job, replay and tabulate"},
+    {"validate", cmd_validate, "replay published measured runs: simulated vs measured error"},
     {"study", cmd_study, "generated topologies x planners x seeds, replayed: one CSV row each"},
 };
 

@@ -9,5 +9,6 @@ int cmd_topo_check(int argc, char **argv);
 int cmd_model_show(int argc, char **argv);
 int cmd_plan_check(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
 
 #endif

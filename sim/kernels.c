@@ -104,11 +104,13 @@ void kern_attention(const job *j, const gpu_type *g, int tp, int b, int bwd, ker
     double pk = kern_peak(g, j->precision < PREC_TF32 ? PREC_BF16 : j->precision);
     double T = (double)b * s, width = (double)m->hidden / tp;
     if (j->fused_attention) {
-        /* FlashAttention (causal): S = QK^T and O = PV tile by tile in one
-         * kernel, masked blocks skipped (half the work); backward redoes S and
-         * computes dV, dP, dQ, dK: five GEMM shapes instead of two */
-        double qk = kern_gemm_s(g, pk, e, s, s, d, batch), pv = kern_gemm_s(g, pk, e, s, d, s, batch);
-        o->gemm_s += 0.5 * (bwd ? 2 * qk + 3 * pv : qk + pv);
+        /* FlashAttention (causal): each query tile loops over the key
+         * blocks, so both products run as s x d outputs with a K loop of
+         * length s (QK^T's FLOPs equal PV's); masked blocks are skipped (half
+         * the work); backward redoes S and computes dV, dP, dQ, dK: five
+         * such products instead of two */
+        double blk = kern_gemm_s(g, pk, e, s, d, s, batch);
+        o->gemm_s += 0.5 * (bwd ? 5 : 2) * blk;
         o->mem_s += kern_mem_s(g, (bwd ? 8.0 : 4.0) * T * width * e); /* Q,K,V,O (+dO,dQ,dK,dV) */
         o->kernels += bwd ? 2 : 1;
         return;

@@ -9,20 +9,23 @@ Every number carries its source in the row's `kernel_source` column. Three kinds
   assumed    values without a per-part public measurement, marked ASSUMED with the
              reasoning (mem_eff, kernel_us, link figures, gemm_eff of unmeasured parts).
 k_sat (the GEMM saturation constant) is the one parameter fitted to measured runs, per
-architecture, on the fitting rows of validation/ (see validation/README.md); FIT_K_SAT
+architecture, on the fitting rows of validation/ (see docs/validation.md); FIT_K_SAT
 below holds the fitted values and names the rows they were fitted on.
 """
 
 MAMF = ("measured large-GEMM efficiency: Bekman ml-engineering 'Maximum Achievable Matmul "
         "FLOPS comparison table' (BF16 matmul via mamf-finder.py)")
 
-# Fitted per architecture by `geotrain validate --fit` on the rows with role=fit (the
-# sources KOR; NAR; MEG20; MEG21JAN; LLMF A100-40GB); see validation/README.md.
-FIT_K_SAT = {"volta": 128, "turing": 128, "ampere": 128, "ada": 128, "hopper": 128,
+# Fitted per architecture by `geotrain validate --fit` (grid 0..4096) on the rows with
+# role=fit only: the Megatron-LM / NeMo sources KOR, NAR, MEG20, NEMO2407, NEMOL (43 rows:
+# A100, V100, H100). llm-foundry (LLMF), Megatron-Core H100 (MH100) and Megatron-Bridge
+# (MB2511) rows are held out (docs/validation.md).
+FIT_K_SAT = {"volta": 256, "turing": 128, "ampere": 1024, "ada": 128, "hopper": 2048,
              "blackwell": 128, "cdna2": 128, "cdna3": 128}
-FIT_WHY = ("k_sat fitted per architecture on the validation rows with role=fit "
-           "(validation/README.md); architectures without fitting rows keep the prior 128 "
-           "(two K-steps of a 64-deep pipelined CUTLASS mainloop)")
+FIT_WHY = ("k_sat FITTED per architecture by geotrain validate --fit on the role=fit rows "
+           "(Megatron-LM / NeMo sources KOR NAR MEG20 NEMO2407 NEMOL: volta 256; ampere 1024; "
+           "hopper 2048); architectures without fitting rows keep the prior 128 (two K-steps "
+           "of a 64-deep pipelined CUTLASS mainloop); see docs/validation.md")
 
 MEM_EFF_HBM = (0.85, "mem_eff ASSUMED 0.85: stream benchmarks (BabelStream) reach 80-90 % of "
                      "peak HBM bandwidth on V100/A100/H100; the middle is used")
