@@ -68,10 +68,17 @@ static int elem_bytes(const job *j)
     return j->precision_bytes > 0 ? j->precision_bytes : precision_act_bytes(j->precision);
 }
 
-/* Bytes of a GEMM operand: fp8 GEMMs read 1-byte inputs. */
-static double gemm_bytes(const job *j)
+/* fp8 GEMMs only where the GPU has fp8 tensor cores (else the 16-bit path,
+ * without casts, as a framework falls back to bf16). */
+static int runs_fp8(const job *j, const gpu_type *g)
 {
-    return j->precision == PREC_FP8 ? 1.0 : elem_bytes(j);
+    return j->precision == PREC_FP8 && g->peak_fp8 > 0;
+}
+
+/* Bytes of a GEMM operand: fp8 GEMMs read 1-byte inputs. */
+static double gemm_bytes(const job *j, const gpu_type *g)
+{
+    return runs_fp8(j, g) ? 1.0 : elem_bytes(j);
 }
 
 /* A linear layer (T x K) x (K x N): forward one GEMM; backward the data
@@ -81,7 +88,7 @@ static double gemm_bytes(const job *j)
 static void linear(const job *j, const gpu_type *g, double T, double N, double K, int bwd,
                    kern_time *o)
 {
-    double pk = kern_peak(g, j->precision), eb = gemm_bytes(j);
+    double pk = kern_peak(g, j->precision), eb = gemm_bytes(j, g);
     if (!bwd) {
         o->gemm_s += kern_gemm_s(g, pk, eb, T, N, K, 1);
         o->kernels += 1;
@@ -89,7 +96,7 @@ static void linear(const job *j, const gpu_type *g, double T, double N, double K
         o->gemm_s += kern_gemm_s(g, pk, eb, T, K, N, 1) + kern_gemm_s(g, pk, eb, K, N, T, 1);
         o->kernels += 2;
     }
-    if (j->precision == PREC_FP8) {
+    if (runs_fp8(j, g)) {
         int casts = bwd ? 2 : 1; /* backward casts the output gradient and the input */
         o->mem_s += casts * kern_mem_s(g, T * K * (elem_bytes(j) + 1.0));
         o->kernels += casts;
