@@ -27,6 +27,7 @@ static const command COMMANDS[] = {
     {"freq", cmd_freq, "per-stage SM clocks for a plan: least energy on the critical path; --front"},
     {"simulate", cmd_simulate, "replay a plan: iteration time, joules, utilisation, timeline"},
     {"compare", cmd_compare, "run planners on one topology and job, replay and tabulate"},
+    {"validate", cmd_validate, "replay published measured runs: simulated vs measured error"},
     {"study", cmd_study, "generated topologies x planners x seeds, replayed: one CSV row each"},
     {"version", cmd_version, "version, git commit and build flags (also --version)"},
 };

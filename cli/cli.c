@@ -18,7 +18,11 @@ const char CLI_JOB_HELP[] =
     "  --batch B              global batch in sequences (default 1024)\n"
     "  --microbatch b         microbatch size for planners (default 1)\n"
     "  --seq S                sequence length (default: the model's)\n"
-    "  --recompute none|full  activation recomputation (default none)\n"
+    "  --recompute none|full|selective  activation recomputation (default none;\n"
+    "                         selective redoes the attention core in backward)\n"
+    "  --precision P          bf16 (default), fp16, fp8, tf32 or fp32: the GEMMs' peak\n"
+    "  --attention fused|unfused  FlashAttention-style kernel (default) or not\n"
+    "  --sequence-parallel    Megatron sequence parallelism inside a TP group\n"
     "  --opt-bytes N          bytes per parameter of training state, >= 4 (2 weights +\n"
     "                         2 gradients + optimizer state; default 16)\n"
     "  --accumulation-steps K pipeline flushes per optimizer step (default: the\n"
@@ -27,12 +31,16 @@ const char CLI_JOB_HELP[] =
     "  --profile FILE         measured per-layer times overriding the FLOP formula\n"
     "                         (format in traces/README.md)\n";
 
+static int cli_parse_kernel_opt(cli_common *c, int argc, char **argv, int *i);
+#define CLI_RECOMPUTE_SELECTIVE 100
+
 void cli_init(cli_common *c, const char *cmd)
 {
     memset(c, 0, sizeof *c);
     c->cmd = cmd;
     c->batch = c->microbatch = c->seq = c->iterations = c->accumulation = -1;
     c->recompute = -1;
+    c->precision = c->attention = -1;
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -136,10 +144,45 @@ int cli_take_common(cli_common *c, int argc, char **argv, int *i)
             c->recompute = RECOMPUTE_NONE;
         else if (!strcmp(v, "full"))
             c->recompute = RECOMPUTE_FULL;
+        else if (!strcmp(v, "selective"))
+            c->recompute = CLI_RECOMPUTE_SELECTIVE;
         else {
-            cli_usage_error(c->cmd, "--recompute expects none or full, got '%s'", v);
+            cli_usage_error(c->cmd, "--recompute expects none, full or selective, got '%s'", v);
             return -1;
         }
+        return 1;
+    }
+    return cli_parse_kernel_opt(c, argc, argv, i);
+}
+
+/* The kernel model's job options (sim/kernels.h). */
+static int cli_parse_kernel_opt(cli_common *c, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i], *v;
+    if (!strcmp(a, "--sequence-parallel")) {
+        c->sequence_parallel = 1;
+        return 1;
+    }
+    if (!strcmp(a, "--precision")) {
+        precision_kind p;
+        if (cli_value(c->cmd, argc, argv, i, &v))
+            return -1;
+        if (precision_parse(v, &p)) {
+            cli_usage_error(c->cmd, "--precision expects bf16, fp16, fp8, tf32 or fp32, got '%s'",
+                            v);
+            return -1;
+        }
+        c->precision = (int)p;
+        return 1;
+    }
+    if (!strcmp(a, "--attention")) {
+        if (cli_value(c->cmd, argc, argv, i, &v))
+            return -1;
+        if (strcmp(v, "fused") && strcmp(v, "unfused")) {
+            cli_usage_error(c->cmd, "--attention expects fused or unfused, got '%s'", v);
+            return -1;
+        }
+        c->attention = !strcmp(v, "fused");
         return 1;
     }
     return 0;
@@ -182,8 +225,17 @@ int cli_load_job(cli_common *c, job *j, gt_err *e)
         j->seq = (int)c->seq;
     if (c->iterations > 0)
         j->iterations = (int)c->iterations;
-    if (c->recompute >= 0)
+    if (c->recompute == CLI_RECOMPUTE_SELECTIVE)
+        j->recompute_attention = true;
+    else if (c->recompute >= 0)
         j->recompute = (recompute_kind)c->recompute;
+    if (c->precision >= 0) {
+        j->precision = (precision_kind)c->precision;
+        j->precision_bytes = precision_act_bytes(j->precision);
+    }
+    if (c->attention >= 0)
+        j->fused_attention = c->attention == 1;
+    j->sequence_parallel = c->sequence_parallel == 1;
     if (c->opt_bytes > 0)
         j->opt_bytes_per_param = c->opt_bytes;
     if (c->accumulation > 0)

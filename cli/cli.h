@@ -22,6 +22,9 @@ typedef struct cli_common {
     int recompute;                             /* -1 = not given */
     double opt_bytes;                          /* <= 0 = not given */
     const char *profile_path;                  /* --profile FILE */
+    int precision;                             /* precision_kind, -1 = not given */
+    int attention;                             /* 1 fused, 0 unfused, -1 = not given */
+    int sequence_parallel;                     /* --sequence-parallel */
     profile prof;                              /* loaded by cli_load_job */
 } cli_common;
 

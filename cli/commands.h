@@ -15,6 +15,7 @@ int cmd_compare(int argc, char **argv);      /* cli/cmd_compare.c */
 int cmd_study(int argc, char **argv);        /* cli/cmd_study.c */
 int cmd_freq(int argc, char **argv);         /* cli/cmd_freq.c */
 int cmd_profile_import(int argc, char **argv); /* cli/cmd_profile_import.c */
+int cmd_validate(int argc, char **argv);     /* cli/cmd_validate.c */
 int cmd_version(int argc, char **argv);      /* cli/version.c (also --version) */
 
 #endif

@@ -20,13 +20,6 @@
 
 /* --- problem ---------------------------------------------------------------- */
 
-static int64_t fb_ns(const gpu_type *g, double fwd_flops, recompute_kind rc)
-{
-    /* backward = 2x forward; full recomputation adds a forward (not of the head,
-     * which the callers pass with rc = NONE) */
-    return cost_compute_ns(g, fwd_flops * (rc == RECOMPUTE_FULL ? 4.0 : 3.0), 1, 0, 1.0);
-}
-
 static void init_costs(enc_problem *pr)
 {
     const job *j = pr->j;
@@ -63,9 +56,9 @@ static void init_costs(enc_problem *pr)
             const gpu_type *g = &pr->t->types[ty];
             int b = pr->bval[bi];
             size_t x = (size_t)bi * (size_t)pr->ntypes + (size_t)ty;
-            pr->lay_ns[x] = fb_ns(g, cost_layer_fwd_flops(&j->model, b, j->seq), j->recompute);
-            pr->head_ns[x] = fb_ns(g, cost_head_fwd_flops(&j->model, b, j->seq), RECOMPUTE_NONE);
-            pr->emb_ns[x] = 0; /* the embedding is a lookup: no FLOPs in the cost model */
+            pr->lay_ns[x] = cost_layer_pass_ns(j, g, b);
+            pr->head_ns[x] = cost_head_pass_ns(j, g, b);
+            pr->emb_ns[x] = cost_embedding_pass_ns(j, g, b);
         }
 }
 
@@ -88,10 +81,16 @@ static int init_classes(enc_problem *pr, gt_err *e)
         for (int x = 0; x < t->nodes[n].ngpus; x++)
             pr->cls[t->nodes[n].first_gpu + x] = c;
     }
-    for (int g = 0; g < pr->N; g++) {
-        const gpu_type *ty = topo_gpu_type(t, g);
-        pr->speed[g] = ty->peak_flops * ty->efficiency;
-    }
+    /* the fastest counted-FLOP rate of each type under the cost model (an
+     * upper bound, so W / speed stays a lower bound of time) */
+    double *rate = malloc(sizeof *rate * (size_t)(t->ntypes > 0 ? t->ntypes : 1));
+    if (!rate)
+        return gt_fail(e, "out of memory");
+    for (int ty = 0; ty < t->ntypes; ty++)
+        rate[ty] = cost_max_rate(pr->j, &t->types[ty], pr->bval, pr->nb);
+    for (int g = 0; g < pr->N; g++)
+        pr->speed[g] = rate[t->gpus[g].type];
+    free(rate);
     return 0;
 }
 

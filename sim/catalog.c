@@ -38,6 +38,44 @@ static int read_row(csv_reader *r, const int *col, gpu_type *g, gt_err *e)
     return 0;
 }
 
+/* Optional kernel-model columns (absent or empty: the type has no kernel
+ * data and sim/kernels.c uses the constant-efficiency fallback). */
+static const char *kern_names[] = {"arch",     "sms",     "tflops_fp8", "tflops_tf32",
+                                   "tflops_fp32", "gemm_eff", "mem_eff",  "kernel_us",
+                                   "link_lat_us", "link_eff", "k_sat"};
+#define NKERN ((int)(sizeof kern_names / sizeof *kern_names))
+
+static int read_kernel_cols(csv_reader *r, const int *kc, gpu_type *g, gt_err *e)
+{
+    if (kc[0] < 0 || !*csv_get(r, kc[0]))
+        return 0;
+    const char *arch = csv_get(r, kc[0]);
+    if (strlen(arch) >= sizeof g->arch)
+        return gt_fail(e, "%s:%d: column 'arch': '%s' too long", r->path, r->line, arch);
+    snprintf(g->arch, sizeof g->arch, "%s", arch);
+    double v[NKERN];
+    static const double lo[] = {0, 1, 0, 0, 0.01, 0.05, 0.05, 0, 0, 0.05, 0};
+    static const double hi[] = {0, 2000, 1e5, 1e5, 1e5, 1, 1, 1000, 1000, 1, 1e5};
+    for (int i = 1; i < NKERN; i++) {
+        if (kc[i] < 0)
+            return gt_fail(e, "%s: column '%s' missing (needed with 'arch')", r->path,
+                           kern_names[i]);
+        if (csv_double(r, kc[i], lo[i], hi[i], 0, 0, &v[i], e))
+            return -1;
+    }
+    g->sms = (int)v[1];
+    g->peak_fp8 = v[2] * 1e12;
+    g->peak_tf32 = v[3] * 1e12;
+    g->peak_fp32 = v[4] * 1e12;
+    g->gemm_eff = v[5];
+    g->mem_eff = v[6];
+    g->kernel_s = v[7] * 1e-6;
+    g->link_lat_s = v[8] * 1e-6;
+    g->link_eff = v[9];
+    g->k_sat = v[10];
+    return 0;
+}
+
 int gpu_catalog_load(gpu_catalog *c, const char *path, gt_err *e)
 {
     static const char *names[] = {"id",     "name",   "memory_gib", "mem_bw_gbs", "tflops",
@@ -46,10 +84,12 @@ int gpu_catalog_load(gpu_catalog *c, const char *path, gt_err *e)
     csv_reader r;
     if (csv_open(&r, path, e))
         return -1;
-    int col[9];
+    int col[9], kc[NKERN];
     for (int i = 0; i < 9; i++)
         if ((col[i] = csv_col(&r, names[i], 1, e)) < 0)
             goto fail;
+    for (int i = 0; i < NKERN; i++)
+        kc[i] = csv_col(&r, kern_names[i], 0, e);
     int cap = 0, got;
     while ((got = csv_next(&r, e)) == 1) {
         if (c->n == cap) {
@@ -63,7 +103,7 @@ int gpu_catalog_load(gpu_catalog *c, const char *path, gt_err *e)
         }
         gpu_type *g = &c->types[c->n];
         memset(g, 0, sizeof *g);
-        if (read_row(&r, col, g, e))
+        if (read_row(&r, col, g, e) || read_kernel_cols(&r, kc, g, e))
             goto fail;
         if (gpu_catalog_find(c, g->id) >= 0) {
             gt_fail(e, "%s:%d: column 'id': duplicate GPU id '%s'", path, r.line, g->id);

@@ -19,6 +19,19 @@ typedef struct gpu_type {
     double efficiency;      /* achievable fraction of peak for training matmuls */
     double link_bw;         /* intra-node GPU link, bytes/s per direction */
     gpu_freq freq;          /* SM-frequency model (gpu_freq.csv beside gpus.csv) */
+    /* Kernel model (sim/kernels.c); optional columns. gemm_eff == 0 means the
+     * type lacks the data and its compute falls back to peak x efficiency. */
+    char arch[16];          /* volta, ampere, hopper, ada, blackwell, cdna2, ... */
+    int sms;                /* streaming multiprocessors (compute units) */
+    double peak_fp8;        /* dense FP8 tensor FLOP/s, 0 = none */
+    double peak_tf32;       /* dense TF32 tensor FLOP/s, 0 = none */
+    double peak_fp32;       /* FP32 (non-tensor) FLOP/s */
+    double gemm_eff;        /* fraction of peak a large square GEMM reaches */
+    double mem_eff;         /* fraction of mem_bw a streaming kernel reaches */
+    double kernel_s;        /* fixed cost per kernel (launch + ramp + tail) */
+    double link_lat_s;      /* per step of an intra-node ring collective */
+    double link_eff;        /* fraction of link_bw a collective reaches (bus bw) */
+    double k_sat;           /* GEMM saturation: efficiency x K / (K + k_sat) */
 } gpu_type;
 
 typedef struct gpu_catalog {

@@ -38,15 +38,29 @@ double cost_iteration_flops(const job *j);
 /* Seconds -> integer nanoseconds, the DES clock (rounded to nearest); a
  * duration of GT_TIME_CAP_NS or more (or NaN) gives GT_TIME_CAP_NS (timecap.h). */
 int64_t cost_ns(double seconds);
-/* Duration of `flops` on GPU type g with tensor-parallel degree tp (adds the
- * TP all-reduces over the node's GPU link) at frequency scale f (1 = max). */
+/* The constant-efficiency fallback: `flops` / (peak x efficiency) / tp plus
+ * the TP all-reduces over the node's GPU link, at frequency scale f (1 = max).
+ * Used for GPU types without kernel-model data (sim/kernels.h) and by
+ * planners' quick speed estimates. */
 int64_t cost_compute_ns(const gpu_type *g, double flops, int tp, double tp_allreduce_bytes,
                         double freq_scale);
-/* Forward and backward op durations of a stage on type g. */
+/* Forward and backward op durations of a stage on type g: a measured
+ * profile (job->profile) if it has the row, else the kernel model
+ * (sim/kernels.h), else the fallback above. */
 int64_t cost_stage_fwd_ns(const job *j, const gpu_type *g, int tp, int b, int first, int last,
                           double freq_scale);
 int64_t cost_stage_bwd_ns(const job *j, const gpu_type *g, int tp, int b, int first, int last,
                           double freq_scale);
+/* Forward + backward of one microbatch (b sequences) through one layer (with
+ * the job's recomputation), the head or the embedding on one GPU: the parts
+ * planners add up (a stage's time is their sum up to rounding). */
+int64_t cost_layer_pass_ns(const job *j, const gpu_type *g, int b);
+int64_t cost_head_pass_ns(const job *j, const gpu_type *g, int b);
+int64_t cost_embedding_pass_ns(const job *j, const gpu_type *g, int b);
+/* Highest FLOP rate (counted FLOPs / time) any layer or head pass reaches on
+ * g over the microbatch sizes bvals[0..nb-1]: an upper bound planners may
+ * divide work by. */
+double cost_max_rate(const job *j, const gpu_type *g, const int *bvals, int nb);
 /* Optimizer step: params_held * 32 bytes / memory bandwidth. */
 int64_t cost_optimizer_ns(const gpu_type *g, double params_held);
 /* A lone transfer: latency + bytes / rate. */

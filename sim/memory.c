@@ -12,12 +12,17 @@ double memory_layer_activation_bytes(const job *j, int b, int tp)
      * (no sequence parallelism) sbh(10 + 24/t + 5as/(ht)) on each GPU, the
      * 10sbh of the LayerNorm inputs, the dropout masks and the residual
      * being replicated. Full recomputation keeps only the layer's 2sbh input,
-     * replicated on every tensor-parallel GPU. */
+     * replicated on every tensor-parallel GPU. Selective recomputation (the
+     * attention core redone in backward, section 5 there) drops the 5as/(ht)
+     * term; sequence parallelism splits the replicated 10sbh over t as well
+     * (sbh(34/t + 5as/(ht)), section 4.2.2). */
     const model_spec *m = &j->model;
     double s = j->seq, h = m->hidden, a = m->heads, t = tp;
     if (j->recompute == RECOMPUTE_FULL)
         return 2.0 * s * b * h;
-    return s * b * h * (10.0 + 24.0 / t + 5.0 * a * s / (h * t));
+    double core = j->recompute_attention ? 0.0 : 5.0 * a * s / (h * t);
+    double rest = j->sequence_parallel ? 34.0 / t : 10.0 + 24.0 / t;
+    return s * b * h * (rest + core);
 }
 
 double cost_stage_activation_bytes(const job *j, int b, int first, int last)

@@ -74,15 +74,25 @@ static void check_makespan(sched_kind sched)
             const gpu_type *g = topo_gpu_type(&t, 0);
             int64_t tf = cost_stage_fwd_ns(&j, g, 1, 1, 1, 2, 1.0);
             int64_t tb = cost_stage_bwd_ns(&j, g, 1, 1, 1, 2, 1.0);
-            /* the last stage holds the (vocab 1) head: its extra FLOPs are
-             * tiny but nonzero, so allow a few ns per op */
+            /* the first and last stages also hold the (vocab 1) embedding
+             * and head, slightly slower: the makespan lies between the
+             * closed form with the middle stages' op times and the one with
+             * the slowest stage's */
+            int64_t tfmax = 0, tbmax = 0;
+            for (int k = 0; k < S; k++) {
+                int64_t f = cost_stage_fwd_ns(&j, g, 1, 1, 2 * k, 2 * k + 1, 1.0);
+                int64_t bk = cost_stage_bwd_ns(&j, g, 1, 1, 2 * k, 2 * k + 1, 1.0);
+                tfmax = f > tfmax ? f : tfmax;
+                tbmax = bk > tbmax ? bk : tbmax;
+            }
             int64_t expect = (int64_t)(m + S - 1) * (tf + tb);
+            int64_t expect_max = (int64_t)(m + S - 1) * (tfmax + tbmax);
             int64_t opt_max = 0;
             for (int l = 0; l < w.nlanes; l++)
                 opt_max = w.lanes[l].opt_ns > opt_max ? w.lanes[l].opt_ns : opt_max;
             int64_t got = tm.iteration_ns;
             assert_true(got >= expect);
-            assert_true(got <= expect + opt_max + 64L * (m + S));
+            assert_true(got <= expect_max + opt_max + 64L * (m + S));
             /* energy identity and the bubble fraction of a middle stage */
             lane_account la[8];
             account_lanes(&t, &w, &tm, la);
@@ -184,17 +194,23 @@ static void test_profile_overrides_formula(void **state)
     j.profile = &prof;
     int64_t f1 = cost_stage_fwd_ns(&j, g, 1, 1, first, last, 1.0);
     int64_t b1 = cost_stage_bwd_ns(&j, g, 1, 1, first, last, 1.0);
-    assert_true(llabs(f1 - f0) <= 100 * (layers + 1));
-    assert_true(llabs(b1 - b0) <= 100 * (layers + 1));
-    /* a profile that says "twice as slow" doubles the layer part */
+    /* the profile's rows replace the model: layers x the layer row plus
+     * the head row (this stage holds the last layer) */
+    const profile_row *lr = profile_find(&prof, g->id, j.model.id, LAYER_BLOCK, 1, 2048);
+    const profile_row *hr = profile_find(&prof, g->id, j.model.id, LAYER_HEAD, 1, 2048);
+    assert_non_null(lr);
+    assert_non_null(hr);
+    assert_true(llabs(f1 - (layers * lr->fwd_ns + hr->fwd_ns)) <= 2);
+    assert_true(llabs(b1 - (layers * lr->bwd_ns + hr->bwd_ns)) <= 2);
+    assert_true(f0 != f1 && b0 != b1); /* the kernel model differs from the profile */
+    /* a profile that says "twice as slow" doubles the whole profiled pass */
+    int64_t f3 = cost_stage_fwd_ns(&j, g, 1, 1, 0, 3, 1.0);
     for (int i = 0; i < prof.n; i++) {
         prof.rows[i].fwd_ns *= 2;
         prof.rows[i].bwd_ns *= 2;
     }
     int64_t f2 = cost_stage_fwd_ns(&j, g, 1, 1, 0, 3, 1.0);
-    j.profile = NULL;
-    int64_t f3 = cost_stage_fwd_ns(&j, g, 1, 1, 0, 3, 1.0);
-    assert_true(llabs(f2 - 2 * f3) <= 800);
+    assert_true(llabs(f2 - 2 * f3) <= 2);
     profile_free(&prof);
     gpu_catalog_free(&cat);
 }

@@ -31,7 +31,11 @@
 #include <jansson.h>
 
 #define NINST 30
-#define TEST_GENS 25
+/* Generations per memetic run. 25 sufficed under the constant-efficiency
+ * compute model; under the kernel model instance 26 (time) needs about 30 to
+ * reach the optimum the exact referee proves (measured: 178/180 at 25,
+ * 180/180 at 35 and 80), so the test gives every run 35. */
+#define TEST_GENS 35
 
 static const char *const OBJECTIVES[] = {"time", "energy", "weighted:0.5", "energy-within:0.2",
                                          "carbon", "cost"};
@@ -170,7 +174,11 @@ static void memetic_finds_exact(void **state)
         job j;
         load_instance(&in, &t, &j);
         for (int o = 0; o < NOBJ; o++) {
-            planner_opts opts = {OBJECTIVES[o], 1, 0, TEST_GENS, 2, false, 0, NULL};
+            /* energy-within spends a third of its generations finding the
+             * fastest plan its time window is relative to: give it three
+             * times the budget so that phase has what "time" has */
+            int gens = strncmp(OBJECTIVES[o], "energy-within", 13) ? TEST_GENS : 3 * TEST_GENS;
+            planner_opts opts = {OBJECTIVES[o], 1, 0, gens, 2, false, 0, NULL};
             plan px, pm;
             planner_stats sx, sm;
             gt_err e;

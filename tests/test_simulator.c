@@ -142,8 +142,18 @@ static void test_agree_worldwide(void **state)
     (void)state;
     world w;
     sim_detail d;
-    load_and_run(&w, "topologies/yuan2022/case5.json", "gpt3-xl", 1024, 2048,
-                 "topologies/plans/case5-rank-order.plan.json", &d);
+    load_world(&w, "topologies/yuan2022/case5.json", "gpt3-xl", 1024, 2048,
+               "topologies/plans/case5-rank-order.plan.json");
+    /* The plan is contention-free only while at most five 2 Gbps stage
+     * transfers overlap on a node's 10 Gbps NIC, which holds for the
+     * constant-efficiency op durations (the kernel model's shorter forward
+     * ops make six overlap): the property under test is estimator ==
+     * simulator, so use the documented fallback compute path. */
+    for (int k = 0; k < w.t.ntypes; k++)
+        w.t.types[k].gemm_eff = 0;
+    sim_options o;
+    sim_options_default(&o);
+    run(&w, &o, &d);
     assert_ops_equal(&d);
     sim_detail_free(&d);
     free_world(&w);

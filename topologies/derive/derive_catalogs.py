@@ -5,7 +5,10 @@ Reads  <shared>/gpus.csv and <shared>/models.csv (the team's reference tables, s
        <refdata>/README.md) and writes, in the project's own formats:
 
   topologies/gpus.csv    id,name,memory_gib,mem_bw_gbs,tflops,tdp_w,idle_w,efficiency,
-                         link_gbs,source,efficiency_source
+                         link_gbs,source,efficiency_source, and the kernel-model columns
+                         arch,sms,tflops_fp8,tflops_tf32,tflops_fp32,gemm_eff,mem_eff,
+                         kernel_us,link_lat_us,link_eff,k_sat,kernel_source
+                         (docs/compute-model.md)
   topologies/models.csv  id,layers,hidden,heads,kv_heads,ffn,vocab,seq_len,gated_mlp,
                          tied_embeddings,bias,norm,learned_pos,params_published,source
 
@@ -29,6 +32,8 @@ import tempfile
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))), "topologies", "derive"))
 import public_sources  # noqa: E402
+import kernel_params  # noqa: E402  (the kernel-model columns and the added GPU types)
+import kernel_params  # noqa: E402  (the kernel-model columns and the added GPU types)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -37,7 +42,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 # --------------------------------------------------------------------------------------
 
 GPU_HEADER = ["id", "name", "memory_gib", "mem_bw_gbs", "tflops", "tdp_w", "idle_w",
-              "efficiency", "link_gbs", "source", "efficiency_source"]
+              "efficiency", "link_gbs", "source", "efficiency_source",
+              "arch", "sms", "tflops_fp8", "tflops_tf32", "tflops_fp32", "gemm_eff", "mem_eff",
+              "kernel_us", "link_lat_us", "link_eff", "k_sat", "kernel_source"]
 
 VADARI = "Vadari 'The Model Parking Tax' arXiv:2605.23918 as quoted in <refdata>/README.md"
 # Context premium of an idle GPU that holds a CUDA context (DESIGN section 7: idle_w is P0
@@ -125,6 +132,9 @@ EFFICIENCY = {
 }
 for _g in ("a10", "a40", "l4", "l40s", "rtx_a6000", "mi300x"):
     EFFICIENCY[_g] = (EFF_DEFAULT, "default 0.45: no better public figure found")
+IDLE_RULE.update(kernel_params.EXTRA_IDLE_RULE)
+for _g in kernel_params.EXTRA_IDLE_RULE:
+    EFFICIENCY[_g] = (0.40, kernel_params.EXTRA_EFFICIENCY_WHY)
 
 
 def clean(text):
@@ -159,6 +169,11 @@ def gpu_rows(shared):
         idx = [r["gpu_id"] for r in rows].index("v100_sxm2_32gb")
         rows.insert(idx + 1, base)
         by_id["v100_sxm2_16gb"] = base
+    for extra in kernel_params.EXTRA_GPUS:
+        if extra["gpu_id"] not in by_id:
+            row = dict(extra, _derived="not in shared gpus.csv: from its datasheet")
+            rows.append(row)
+            by_id[row["gpu_id"]] = row
     return rows, by_id
 
 
@@ -262,7 +277,8 @@ def build_gpus(shared):
                % (origin, tfwhy, linkwhy, idlewhy, g["source"]))
         out.append([gid, clean(g["vendor"] + " " + g["model"]), fmt(float(g["memory_gib"])),
                     fmt(float(g["mem_bw_gbs"])), fmt(tf), fmt(tdp), fmt(idle), fmt(eff),
-                    fmt(link), clean(src), clean(effwhy)])
+                    fmt(link), clean(src), clean(effwhy)]
+                   + [clean(x) for x in kernel_params.kernel_cols(g, fmt, num)])
     return out
 
 

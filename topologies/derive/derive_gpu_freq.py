@@ -52,6 +52,10 @@ STEP_MHZ = 15  # Perseus enumerates both grids in 15 MHz steps (generate_profile
 NV_SMI = "nvidia-smi -q Max Clocks (NVIDIA/nvidia-docker issues #914/#1648/#1628)"
 EKS = "AWS EKS GPU AMI initialize_nvidia_clock.sh (max application clock)"
 SPEC = "vendor spec-sheet boost clock"
+SAME_DIE = ("ASSUMED equal to the H100 SXM's max application clock (same GH100 die; no clock "
+            "figure for this part in the sources read)")
+NO_CLOCK = ("ASSUMED equal to the H100 SXM's max application clock (no public clock figure for "
+            "Blackwell parts in the sources read)")
 TRANSFER = {
     "h100_sxm": ("a100_sxm_80gb", 1980, EKS),
     "h100_pcie": ("a100_sxm_80gb", 1755, SPEC),
@@ -71,6 +75,12 @@ TRANSFER = {
     "rtx_a6000": ("a40", 1800, SPEC),
     "mi250x": ("a100_sxm_80gb", 1700, SPEC + " (AMD; no NVIDIA-style clock data)"),
     "mi300x": ("a100_sxm_80gb", 2100, SPEC + " (AMD; no NVIDIA-style clock data)"),
+    # Types added with the kernel model: no clock figure for them in the sources read.
+    "h100_nvl": ("a100_sxm_80gb", 1980, SAME_DIE),
+    "gh200": ("a100_sxm_80gb", 1980, SAME_DIE),
+    "b200": ("a100_sxm_80gb", 1980, NO_CLOCK),
+    "gb200": ("a100_sxm_80gb", 1980, NO_CLOCK),
+    "gb300": ("a100_sxm_80gb", 1980, NO_CLOCK),
 }
 # The Perseus A100 P2P figure was measured on its PCIe 80GB nodes (clocks.csv).
 P2P_ALSO = {"a100_pcie_80gb": 83.64}

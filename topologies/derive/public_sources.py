@@ -71,6 +71,9 @@ REWRITES = [
     (r"not in shared gpus\.csv: copied from its (\w+) row",
      r"no datasheet row of its own: copied from \1"),
     (r"shared gpus\.csv row ([\w.\-]+):", r"datasheet values of \1:"),
+    (r"not in shared gpus\.csv: from its", "from its"),
+    (r"from the shared row \(datasheet\)", "from the datasheet"),
+    (r"the shared GPU table", "the datasheet table"),
     (r"shared models\.csv row ([\w.\-]+):", r"published configuration of \1:"),
     (r"no idle figure in shared gpus\.csv", "no published idle figure"),
     (r"\(shared gpus\.csv note\)", "(datasheet note)"),
@@ -91,7 +94,7 @@ DOC_OF_SECTION = {"1": "docs/architecture.md", "2": "docs/formats.md", "3": "doc
 REWRITES.append((r"DESIGN(?: section)? (\d+)(?:\.\d+)?",
                  lambda m: DOC_OF_SECTION.get(m.group(1), m.group(0))))
 
-LEFTOVER = re.compile(r"\.\./shared|<refdata>|DESIGN|shared (?:gpus|models)\.csv|shared README")
+LEFTOVER = re.compile(r"\.\./shared|<refdata>|DESIGN|shared (?:gpus|models)\.csv|shared README|shared row|shared table")
 
 
 def data_dir(given, needed, script):

@@ -1,0 +1,103 @@
+# E12 — compute-model fidelity: simulated vs published measured iteration times.
+#
+# Inputs: validation/runs.csv (derived by validation/derive_validation.py from
+# 593 published measured training runs: Korthikanti et al. 2022, Narayanan et
+# al. SC'21, Megatron-LM README tables 2020 / 2024, NVIDIA NeMo / NeMo-Launcher
+# / Megatron-Bridge performance tables, MosaicML llm-foundry benchmarks; the
+# source of every row is kept in the file) and the GPU catalog.
+# Run: `geotrain validate --fit` replays every representable row (one-site
+# topology of the row's nodes, Megatron rank-order plan) and fits the compute
+# model's one free parameter, k_sat per architecture, on the role=fit rows only.
+# Measured: per row measured vs simulated iteration time and relative error;
+# mean / median / max |error| on the fitting rows, the held-out rows and in a
+# leave-one-source-out cross-validation. Seeds: none (deterministic).
+# Published: the accuracy other simulators report (SimAI 1.9 %, Proteus 3.0 %,
+# Lumos 3.3 %, Calculon 3.65 % mean error); GeoTrain's goal is <= 5 % mean and
+# <= 15 % max on held-out rows.
+ID=E12
+TITLE="Compute-model fidelity: simulated vs measured iteration times"
+QUESTION="How close are simulated iteration times to published measured training runs the model was not fitted on?"
+HEADLINE="held-out mean |error| vs measured runs"
+HEADLINE_PUB=sim_error_goal
+NEEDS="validate"
+INPUTS="validation/runs.csv topologies/gpus.csv"
+EST_S=30
+EST_S_QUICK=30
+STEPS=2
+
+run() {
+    step "validate --fit"
+    "$GT" validate --fit --quiet --csv "$OUT/E12-rows.csv" --json "$OUT/E12.json" \
+        >"$OUT/E12-report.txt"
+    step "summary"
+    # one row per statistic: name,rows,mean,median,max,mean_signed
+    jflat "$OUT/E12.json" | awk -F'\t' '
+        function put(k, f, val) { if (!(k in seen)) { seen[k] = 1; order[++n] = k } s[k, f] = val }
+        $1 ~ /^(fit_rows|holdout_rows|overall)\./ { split($1, a, "."); put(a[1], a[2], $2) }
+        $1 ~ /^fit\.(holdout_with_fitted|leave_one_source_out)\./ { split($1, a, "."); put(a[2], a[3], $2) }
+        $1 ~ /^by_gpu\./ { split($1, a, "."); put("gpu " a[2], a[3], $2) }
+        $1 ~ /^by_source\./ { split($1, a, "."); put("source " a[2], a[3], $2) }
+        END { print "set,rows,mean_rel_error,median_rel_error,max_rel_error,mean_signed_rel_error"
+              for (i = 1; i <= n; i++) { k = order[i]
+                  printf "%s,%d,%.6f,%.6f,%.6f,%.6f\n", k, s[k, "rows"], s[k, "mean_rel_error"],
+                         s[k, "median_rel_error"], s[k, "max_rel_error"], s[k, "mean_signed_rel_error"] } }' \
+        >"$OUT/E12-summary.csv"
+    jflat "$OUT/E12.json" | awk -F'\t' '
+        BEGIN { print "architecture,k_sat,fit_rows" }
+        $1 ~ /^fit\.k_sat\.[a-z0-9]+\.k_sat$/ { split($1, a, "."); k[a[3]] = $2; o[++n] = a[3] }
+        $1 ~ /^fit\.k_sat\.[a-z0-9]+\.fit_rows$/ { split($1, a, "."); r[a[3]] = $2 }
+        END { for (i = 1; i <= n; i++) printf "%s,%g,%d\n", o[i], k[o[i]], r[o[i]] }' \
+        >"$OUT/E12-fit.csv"
+    rm -f "$OUT/E12.json"
+}
+
+section() {
+    S=$OUT/E12-summary.csv
+    cat <<EOF
+**Setup.** \`geotrain validate --fit\` on \`validation/runs.csv\`: published measured runs of
+decoder-only Transformers (Korthikanti et al. 2022; Narayanan et al. SC'21; Megatron-LM README
+tables 2020 and 2024; NVIDIA NeMo, NeMo-Launcher and Megatron-Bridge tables; MosaicML
+llm-foundry), $(csv_rows "$OUT/E12-rows.csv") of them representable (the others are listed by
+\`geotrain validate\` with the reason: duplicate metric of a replayed configuration, incomplete
+configuration, context parallelism, DiLoCo, power). Each row is replayed by the simulator on
+a one-site topology of its nodes with a Megatron rank-order plan (docs/validation.md). FSDP
+rows (llm-foundry) are one data-parallel replica: their sharded traffic is not modelled.
+**What was fitted:** only \`k_sat\` (GEMM saturation) per architecture, on a grid, on the
+role=fit rows: the Megatron-LM / NeMo sources KOR, NAR, MEG20, NEMO2407, NEMOL. Everything
+else is from datasheets and public measurements (catalog \`kernel_source\`). **Held out:** the
+llm-foundry (LLMF), Megatron-Core H100 (MH100) and Megatron-Bridge (MB2511) rows, plus a
+leave-one-source-out cross-validation of the fitting procedure over all sources.
+
+EOF
+    fig E12-scatter "Simulated vs measured iteration time (log-log), y = x and +/-10 % band; fitting rows and held-out rows"
+    echo "Fitted k_sat per architecture (fitting rows: 0 = no such rows, the catalog prior is kept):"
+    echo
+    mdtable "$OUT/E12-fit.csv" "architecture|architecture|s;k_sat|k_sat|%g;fit_rows|fitting rows|%d"
+    echo "|relative error| of the iteration time:"
+    echo
+    mdtable "$S" "set|rows|s;rows|n|%d;mean_rel_error|mean|%.3f;median_rel_error|median|%.3f;max_rel_error|max|%.3f;mean_signed_rel_error|mean signed|%+.3f"
+    echo "Where the model is still off, and why: FSDP runs (llm-foundry) come out too fast because the"
+    echo "parameter all-gathers and gradient reduce-scatters of FSDP are not modelled (one replica is"
+    echo "simulated); Megatron-Core H100 runs come out too slow because they overlap gradient reduction,"
+    echo "parameter gathering and TP communication with compute, which the simulator serialises;"
+    echo "Blackwell (B200, GB200, GB300) has no fitting rows and keeps the prior k_sat; small models at"
+    echo "32k-65k tokens are dominated by FlashAttention, whose efficiency is taken from a GEMM with an"
+    echo "output width of d. The leave-one-source-out spread shows that one k_sat per architecture does"
+    echo "not transfer between framework generations."
+    echo
+    csvq '
+        v("set") == "holdout_rows" { hm = v("mean_rel_error"); hx = v("max_rel_error"); hn = v("rows") }
+        v("set") == "leave_one_source_out" { lm = v("mean_rel_error") }
+        v("set") == "fit_rows" { fm = v("mean_rel_error") }
+        END {
+          ok = (hm <= 0.05 && hx <= 0.15)
+          printf "**Verdict: %s.** ", ok ? "reproduced" : "worse"
+          printf "On the %d held-out rows the mean |error| is %.1f %% (max %.1f %%) against the goal of 5 %% / 15 %% ", hn, 100 * hm, 100 * hx
+          printf "(published simulators: 1.9-3.7 %%); %.1f %% on the fitting rows and %.1f %% in leave-one-source-out cross-validation.\n\n", 100 * fm, 100 * lm }' "$S"
+}
+
+headline() {
+    csvq '
+        v("set") == "holdout_rows" { printf "| Compute-model fidelity vs published measured runs | %d held-out rows (LLMF, MH100, MB2511) | mean %.1f %%, max %.1f %% |error| | goal <= 5 %% mean (SimAI 1.9, Calculon 3.65 %%) | E12-summary.csv |\n", v("rows"), 100 * v("mean_rel_error"), 100 * v("max_rel_error") }' \
+        "$OUT/E12-summary.csv"
+}

@@ -1,0 +1,245 @@
+/* test_kernels.c — the per-layer kernel model (sim/kernels.c) against its
+ * limits and closed forms: a large square GEMM tends to peak x gemm_eff; a
+ * skinny GEMM takes its bytes over memory bandwidth; time grows with every
+ * dimension; on an idealised GPU (one SM, no saturation, infinite memory
+ * bandwidth, free launches) a layer's GEMM time is exactly the FLOPs of
+ * sim/cost.c over peak x efficiency, split t ways by tensor parallelism;
+ * the TP collectives follow the ring closed form; precisions pick their
+ * peaks; a type without kernel data uses the documented fallback. */
+#include "testutil.h"
+
+#include <math.h>
+
+#include "sim/cost.h"
+#include "sim/kernels.h"
+
+static gpu_type h100(void)
+{
+    gpu_type g = {.peak_flops = 989.4e12, .peak_fp8 = 1978.9e12, .peak_tf32 = 494.7e12,
+                  .peak_fp32 = 66.9e12, .mem_bw = 3350e9, .link_bw = 450e9, .sms = 132,
+                  .gemm_eff = 0.8, .mem_eff = 0.85, .kernel_s = 4e-6, .link_lat_s = 1e-6,
+                  .link_eff = 0.78, .k_sat = 128, .efficiency = 0.43};
+    snprintf(g.id, sizeof g.id, "test_h100");
+    return g;
+}
+
+static double gemm_flops(double M, double N, double K)
+{
+    return 2 * M * N * K;
+}
+
+static void test_square_gemm_tends_to_peak(void **state)
+{
+    (void)state;
+    gpu_type g = h100();
+    double prev = 0;
+    for (double n = 1024; n <= 65536; n *= 2) {
+        double t = kern_gemm_s(&g, g.peak_flops, 2, n, n, n, 1);
+        double frac = gemm_flops(n, n, n) / t / g.peak_flops;
+        assert_true(frac <= g.gemm_eff + 1e-12);  /* never above the measured ceiling */
+        assert_true(frac >= prev - 1e-3);          /* approaches it (waves may wobble) */
+        prev = frac;
+    }
+    /* at 65536: tile/wave waste 1 - 262144/(ceil(262144/132) x 132) < 0.1 %,
+     * saturation 128/65536 = 0.2 % */
+    assert_true(prev > 0.995 * g.gemm_eff);
+}
+
+static void test_skinny_gemm_memory_bound(void **state)
+{
+    (void)state;
+    gpu_type g = h100();
+    /* a GEMV-like product: 8 tokens through an 8192 x 8192 weight */
+    double M = 8, N = 8192, K = 8192, eb = 2;
+    double bytes = (M * K + K * N + M * N) * eb;
+    double want = bytes / (g.mem_bw * g.mem_eff);
+    double t = kern_gemm_s(&g, g.peak_flops, eb, M, N, K, 1);
+    assert_true(rel_diff(t, want) < 1e-12);
+    /* and it runs far below the compute peak */
+    assert_true(gemm_flops(M, N, K) / t < 0.05 * g.peak_flops);
+}
+
+static void test_gemm_monotone(void **state)
+{
+    (void)state;
+    gpu_type g = h100();
+    static const double d[] = {1, 7, 64, 100, 128, 129, 500, 1024, 2048, 3000, 4096, 12288};
+    int n = (int)(sizeof d / sizeof *d);
+    for (int a = 0; a < n; a++)
+        for (int b = 0; b < n; b++)
+            for (int c = 0; c + 1 < n; c++) {
+                /* grow one dimension at a time, the other two fixed */
+                double x = d[a], y = d[b], k0 = d[c], k1 = d[c + 1];
+                assert_true(kern_gemm_s(&g, g.peak_flops, 2, x, y, k1, 1) >=
+                            kern_gemm_s(&g, g.peak_flops, 2, x, y, k0, 1));
+                assert_true(kern_gemm_s(&g, g.peak_flops, 2, k1, x, y, 1) >=
+                            kern_gemm_s(&g, g.peak_flops, 2, k0, x, y, 1));
+                assert_true(kern_gemm_s(&g, g.peak_flops, 2, x, k1, y, 1) >=
+                            kern_gemm_s(&g, g.peak_flops, 2, x, k0, y, 1));
+            }
+}
+
+static job gpt_job(int heads, int hidden, int ffn, int seq)
+{
+    model_spec m = {.layers = 4, .hidden = hidden, .heads = heads, .kv_heads = heads,
+                    .ffn = ffn, .vocab = 51200, .seq_len = seq, .norm = NORM_LAYERNORM};
+    snprintf(m.id, sizeof m.id, "test");
+    job j;
+    job_defaults(&j, &m);
+    j.seq = seq;
+    return j;
+}
+
+/* One SM, tile-aligned shapes, k_sat 0, unbounded memory bandwidth: GEMM
+ * time = FLOPs / (peak x gemm_eff) exactly, so the layer's GEMMs must add up
+ * to cost_layer_fwd_flops (the closed form of test_cost.c) split t ways. */
+static void test_layer_gemms_match_flop_formula(void **state)
+{
+    (void)state;
+    gpu_type g = h100();
+    g.sms = 1;
+    g.k_sat = 0;
+    g.mem_bw = 1e30;
+    job j = gpt_job(32, 4096, 16384, 2048);
+    j.fused_attention = false; /* the unfused core computes all s x s scores */
+    double flops = cost_layer_fwd_flops(&j.model, 2, j.seq);
+    for (int tp = 1; tp <= 8; tp *= 2) {
+        kern_time f, b;
+        kern_layer(&j, &g, tp, 2, 0, &f);
+        kern_layer(&j, &g, tp, 2, 1, &b);
+        double want = flops / tp / (g.peak_flops * g.gemm_eff);
+        assert_true(rel_diff(f.gemm_s, want) < 1e-9);
+        assert_true(rel_diff(b.gemm_s, 2 * want) < 1e-9); /* backward = 2 x forward */
+    }
+}
+
+/* Ring collective: phases x ((t-1)/t x bytes / (bw x eff) + (t-1) x lat);
+ * a layer's pass has two all-reduces of b*s*h*e bytes, and sequence
+ * parallelism keeps that traffic while splitting the replicated
+ * norm/dropout/residual bytes t ways. */
+static void test_tp_collectives_closed_form(void **state)
+{
+    (void)state;
+    gpu_type g = h100();
+    double B = 64e6;
+    double ar8 = 2 * (7.0 / 8 * B / (g.link_bw * g.link_eff) + 7 * g.link_lat_s);
+    assert_true(rel_diff(kern_ring_s(&g, 8, B, 2), ar8) < 1e-12);
+    assert_true(kern_ring_s(&g, 1, B, 2) == 0);
+    job j = gpt_job(16, 2048, 8192, 2048);
+    int b = 4, tp = 4, n;
+    double bytes;
+    kern_tp_layer_traffic(&j, tp, b, &n, &bytes);
+    assert_int_equal(n, 2);
+    assert_true(rel_diff(bytes, (double)b * 2048 * 2048 * 2) < 1e-12);
+    double ar4 = 2 * (3.0 / 4 * bytes / (g.link_bw * g.link_eff) + 3 * g.link_lat_s);
+    for (int bwd = 0; bwd < 2; bwd++) {
+        kern_time plain, sp;
+        kern_layer(&j, &g, tp, b, bwd, &plain);
+        j.sequence_parallel = true;
+        kern_layer(&j, &g, tp, b, bwd, &sp);
+        j.sequence_parallel = false;
+        assert_true(rel_diff(plain.comm_s, 2 * ar4) < 1e-12);
+        assert_true(rel_diff(sp.comm_s, plain.comm_s) < 1e-12);
+        /* replicated elementwise bytes per layer: forward 2 norms x 2 + 2
+         * residual adds x 3 = 10 T h e; backward 12 T h e */
+        double E = (double)b * 2048 * 2048 * 2 * (bwd ? 12 : 10);
+        double saved = E * (1 - 1.0 / tp) / (g.mem_bw * g.mem_eff);
+        assert_true(rel_diff(plain.mem_s - sp.mem_s, saved) < 1e-9);
+    }
+}
+
+static void test_precision_peaks(void **state)
+{
+    (void)state;
+    gpu_type g = h100();
+    assert_true(kern_peak(&g, PREC_BF16) == g.peak_flops);
+    assert_true(kern_peak(&g, PREC_FP16) == g.peak_flops);
+    assert_true(kern_peak(&g, PREC_FP8) == g.peak_fp8);
+    assert_true(kern_peak(&g, PREC_TF32) == g.peak_tf32);
+    assert_true(kern_peak(&g, PREC_FP32) == g.peak_fp32);
+    gpu_type v = g;
+    v.peak_fp8 = 0; /* no fp8 tensor cores: the 16-bit peak */
+    v.peak_tf32 = 0; /* no TF32 (Volta): FP32 */
+    assert_true(kern_peak(&v, PREC_FP8) == v.peak_flops);
+    assert_true(kern_peak(&v, PREC_TF32) == v.peak_fp32);
+    /* a compute-bound GEMM speeds up by the ratio of the peaks (~2x) */
+    double t16 = kern_gemm_s(&g, kern_peak(&g, PREC_BF16), 2, 8192, 8192, 8192, 1);
+    double t8 = kern_gemm_s(&g, kern_peak(&g, PREC_FP8), 1, 8192, 8192, 8192, 1);
+    assert_true(rel_diff(t16 / t8, g.peak_fp8 / g.peak_flops) < 1e-12);
+    precision_kind p;
+    assert_int_equal(precision_parse("fp8", &p), 0);
+    assert_int_equal(p, PREC_FP8);
+    assert_int_equal(precision_parse("int4", &p), -1);
+    assert_int_equal(precision_act_bytes(PREC_FP32), 4);
+}
+
+/* A type without kernel data: the stage time is the constant-efficiency
+ * closed form FLOPs / (peak x efficiency) + the bandwidth-only ring. */
+static void test_fallback_without_kernel_data(void **state)
+{
+    (void)state;
+    gpu_type g = h100();
+    g.gemm_eff = 0;
+    assert_false(kern_has_model(&g));
+    job j = gpt_job(16, 2048, 8192, 2048);
+    double flops = cost_stage_fwd_flops(&j, 2, 1, 2);
+    double bytes = 2.0 * 2 * 2 * 2048 * 2048 * 2; /* 2 layers x 2 all-reduces x b*s*h*2 */
+    double want = flops / (g.peak_flops * g.efficiency) / 2 + bytes * 2 * 1 / 2 / g.link_bw;
+    assert_true(llabs(cost_stage_fwd_ns(&j, &g, 2, 2, 1, 2, 1.0) - cost_ns(want)) <= 1);
+    gpu_type k = h100();
+    assert_true(kern_has_model(&k));
+    double ks = kern_stage_s(&j, &k, 2, 2, 1, 2, 0, 1.0);
+    assert_true(llabs(cost_stage_fwd_ns(&j, &k, 2, 2, 1, 2, 1.0) - cost_ns(ks)) <= 1);
+}
+
+/* Recomputation: full adds one forward of the layers to the backward. */
+static void test_recompute_adds_forward(void **state)
+{
+    (void)state;
+    gpu_type g = h100();
+    job j = gpt_job(16, 2048, 8192, 2048);
+    double b0 = kern_stage_s(&j, &g, 1, 1, 1, 2, 1, 1.0);
+    double f0 = kern_stage_s(&j, &g, 1, 1, 1, 2, 0, 1.0);
+    j.recompute = RECOMPUTE_FULL;
+    assert_true(rel_diff(kern_stage_s(&j, &g, 1, 1, 1, 2, 1, 1.0), b0 + f0) < 1e-12);
+}
+
+/* Every shipped GPU type carries the kernel model with sane values. */
+static void test_catalog_kernel_columns(void **state)
+{
+    (void)state;
+    gt_err e;
+    gpu_catalog c;
+    assert_int_equal(gpu_catalog_load_default(&c, &e), 0);
+    static const char *need[] = {"a100_sxm_40gb", "a100_sxm_80gb", "h100_sxm", "h100_nvl",
+                                 "h200_sxm", "gh200", "b200", "gb200", "gb300", "l4", "l40s",
+                                 "v100_sxm2_32gb", NULL};
+    for (int i = 0; need[i]; i++)
+        assert_true(gpu_catalog_find(&c, need[i]) >= 0);
+    for (int i = 0; i < c.n; i++) {
+        const gpu_type *g = &c.types[i];
+        assert_true(kern_has_model(g));
+        assert_true(g->gemm_eff <= 1 && g->mem_eff <= 1 && g->arch[0]);
+        assert_true(g->peak_fp8 == 0 || g->peak_fp8 >= g->peak_flops);
+        assert_true(g->peak_fp32 > 0 && g->peak_fp32 <= g->peak_flops);
+    }
+    gpu_catalog_free(&c);
+}
+
+int main(void)
+{
+    if (tu_chdir_root())
+        return 1;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_square_gemm_tends_to_peak),
+        cmocka_unit_test(test_skinny_gemm_memory_bound),
+        cmocka_unit_test(test_gemm_monotone),
+        cmocka_unit_test(test_layer_gemms_match_flop_formula),
+        cmocka_unit_test(test_tp_collectives_closed_form),
+        cmocka_unit_test(test_precision_peaks),
+        cmocka_unit_test(test_fallback_without_kernel_data),
+        cmocka_unit_test(test_recompute_adds_forward),
+        cmocka_unit_test(test_catalog_kernel_columns),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,184 @@
+"""kernel_params.py - the kernel-model columns of topologies/gpus.csv and the GPU types
+that the shared GPU table lacks (used by derive_catalogs.py; docs/compute-model.md).
+
+Every number carries its source in the row's `kernel_source` column. Three kinds:
+  datasheet  SM count, FP8 / TF32 / FP32 peaks (vendor datasheets and whitepapers);
+  measured   gemm_eff = best large BF16 matmul / peak (the "Maximum Achievable Matmul
+             FLOPS" table of S. Bekman's ml-engineering book, compute/accelerator/README.md,
+             measured with mamf-finder.py);
+  assumed    values without a per-part public measurement, marked ASSUMED with the
+             reasoning (mem_eff, kernel_us, link figures, gemm_eff of unmeasured parts).
+k_sat (the GEMM saturation constant) is the one parameter fitted to measured runs, per
+architecture, on the fitting rows of validation/ (see docs/validation.md); FIT_K_SAT
+below holds the fitted values and names the rows they were fitted on.
+"""
+
+MAMF = ("measured large-GEMM efficiency: Bekman ml-engineering 'Maximum Achievable Matmul "
+        "FLOPS comparison table' (BF16 matmul via mamf-finder.py)")
+
+# Fitted per architecture by `geotrain validate --fit` (grid 0..4096) on the rows with
+# role=fit only: the Megatron-LM / NeMo sources KOR, NAR, MEG20, NEMO2407, NEMOL (43 rows:
+# A100, V100, H100). llm-foundry (LLMF), Megatron-Core H100 (MH100) and Megatron-Bridge
+# (MB2511) rows are held out (docs/validation.md).
+FIT_K_SAT = {"volta": 256, "turing": 128, "ampere": 1024, "ada": 128, "hopper": 2048,
+             "blackwell": 128, "cdna2": 128, "cdna3": 128}
+FIT_WHY = ("k_sat FITTED per architecture by geotrain validate --fit on the role=fit rows "
+           "(Megatron-LM / NeMo sources KOR NAR MEG20 NEMO2407 NEMOL: volta 256; ampere 1024; "
+           "hopper 2048); architectures without fitting rows keep the prior 128 (two K-steps "
+           "of a 64-deep pipelined CUTLASS mainloop); see docs/validation.md")
+
+MEM_EFF_HBM = (0.85, "mem_eff ASSUMED 0.85: stream benchmarks (BabelStream) reach 80-90 % of "
+                     "peak HBM bandwidth on V100/A100/H100; the middle is used")
+MEM_EFF_GDDR = (0.80, "mem_eff ASSUMED 0.80: GDDR parts reach a little less of their peak in "
+                      "stream benchmarks than HBM parts")
+KERNEL_US = (4.0, "kernel_us ASSUMED 4 us per kernel: CUDA launch latency of a few us plus the "
+                  "ramp-up/tail of a kernel as seen in Nsight traces of Megatron-LM layers")
+NVLINK = (1.0, 0.78, "NVLink ring: link_lat_us ASSUMED 1 us per ring step (NCCL small-message "
+                     "all-reduce on 8 NVSwitch GPUs takes ~10-20 us over 14 steps); link_eff "
+                     "ASSUMED 0.78 (nccl-tests all-reduce bus bandwidth ~230 GB/s of 300 GB/s "
+                     "per direction on DGX A100)")
+PCIE = (3.0, 0.80, "PCIe ring: link_lat_us ASSUMED 3 us per step (PCIe switch + host "
+                   "round trips); link_eff ASSUMED 0.80 of the x16 rate")
+XGMI = (1.5, 0.70, "Infinity Fabric ring: link_lat_us ASSUMED 1.5 us; link_eff ASSUMED 0.70 "
+                   "(RCCL all-reduce bus bandwidth is a smaller share of the link than NCCL's)")
+
+# id: (arch, sms, fp8 dense TFLOPS (0 = none), gemm_eff, gemm source, memory kind, link kind,
+#      datasheet source of sms and fp8)
+KERNEL = {
+    "h100_sxm": ("hopper", 132, 1978.9, 0.801, MAMF + ": H100 SXM 792.1 of 989 = 80.1 %",
+                 "hbm", "nvlink", "NVIDIA H100 datasheet / Hopper whitepaper: 132 SMs (SXM5); "
+                 "FP8 3958 sparse = 1978.9 dense"),
+    "h100_pcie": ("hopper", 114, 1513.0, 0.801,
+                  "ASSUMED equal to H100 SXM (" + MAMF + ": 80.1 %); no PCIe H100 measurement",
+                  "hbm", "pcie", "NVIDIA H100 PCIe product brief: 114 SMs; FP8 3026 sparse = "
+                  "1513 dense"),
+    "h200_sxm": ("hopper", 132, 1978.9, 0.803, MAMF + ": H100/H200 SXM 794.5 of 989 = 80.3 %",
+                 "hbm", "nvlink", "NVIDIA H200 datasheet: same GH100 die as H100 SXM (132 "
+                 "SMs); FP8 3958 sparse = 1978.9 dense"),
+    "h100_nvl": ("hopper", 132, 1670.5, 0.801,
+                 "ASSUMED equal to H100 SXM (" + MAMF + ": 80.1 %)", "hbm", "pcie",
+                 "NVIDIA H100 NVL product brief: 132 SMs; FP8 3341 sparse = 1670.5 dense"),
+    "gh200": ("hopper", 132, 1978.9, 0.830, MAMF + ": GH200 SXM 821.0 of 989 = 83.0 %",
+              "hbm", "nvlink", "NVIDIA GH200 Grace Hopper Superchip datasheet: H100 GPU with "
+              "132 SMs; FP8 3958 sparse = 1978.9 dense"),
+    "a100_sxm_80gb": ("ampere", 108, 0, 0.859, MAMF + ": A100 SXM 267.9 of 312 = 85.9 %",
+                      "hbm", "nvlink", "NVIDIA A100 datasheet / Ampere GA100 whitepaper: 108 "
+                      "SMs; no FP8"),
+    "a100_sxm_40gb": ("ampere", 108, 0, 0.859, MAMF + ": A100 SXM 267.9 of 312 = 85.9 %",
+                      "hbm", "nvlink", "NVIDIA A100 datasheet: 108 SMs; no FP8"),
+    "a100_pcie_40gb": ("ampere", 108, 0, 0.822, MAMF + ": A100 PCIe 256.4 of 312 = 82.2 %",
+                       "hbm", "pcie", "NVIDIA A100 datasheet: 108 SMs; no FP8"),
+    "a100_pcie_80gb": ("ampere", 108, 0, 0.822, MAMF + ": A100 PCIe 256.4 of 312 = 82.2 %",
+                       "hbm", "pcie", "NVIDIA A100 datasheet: 108 SMs; no FP8"),
+    "a10": ("ampere", 72, 0, 0.80, "ASSUMED 0.80 (lower end of the measured NVIDIA parts in "
+            + MAMF + ")", "gddr", "pcie", "NVIDIA A10 datasheet / GA102 whitepaper: 72 SMs"),
+    "a40": ("ampere", 84, 0, 0.80, "ASSUMED 0.80 (lower end of the measured NVIDIA parts in "
+            + MAMF + ")", "gddr", "pcie", "NVIDIA A40 datasheet / GA102 whitepaper: 84 SMs"),
+    "l4": ("ada", 58, 242.5, 0.80, "ASSUMED 0.80 (lower end of the measured NVIDIA parts in "
+           + MAMF + ")", "gddr", "pcie", "NVIDIA L4 datasheet: 58 SMs; FP8 485 sparse = "
+           "242.5 dense"),
+    "l40s": ("ada", 142, 733.0, 0.80, "ASSUMED 0.80 (lower end of the measured NVIDIA parts in "
+             + MAMF + ")", "gddr", "pcie", "NVIDIA L40S datasheet: 142 SMs; FP8 1466 sparse = "
+             "733 dense"),
+    "v100_sxm2_32gb": ("volta", 80, 0, 0.80, "ASSUMED 0.80 (lower end of the measured NVIDIA "
+                       "parts in " + MAMF + "; no V100 row)", "hbm", "nvlink",
+                       "NVIDIA Tesla V100 datasheet / Volta whitepaper: 80 SMs; no FP8/TF32"),
+    "v100_sxm2_16gb": ("volta", 80, 0, 0.80, "ASSUMED 0.80 as v100_sxm2_32gb", "hbm", "nvlink",
+                       "NVIDIA Tesla V100 datasheet: 80 SMs; no FP8/TF32"),
+    "v100_pcie_16gb": ("volta", 80, 0, 0.80, "ASSUMED 0.80 as v100_sxm2_32gb", "hbm", "pcie",
+                       "NVIDIA Tesla V100 datasheet: 80 SMs; no FP8/TF32"),
+    "t4": ("turing", 40, 0, 0.70, "ASSUMED 0.70: the 70 W board limit throttles clocks under "
+           "sustained tensor load (below the measured NVIDIA parts in " + MAMF + ")", "gddr",
+           "pcie", "NVIDIA T4 datasheet / Turing whitepaper: 40 SMs; no FP8/TF32"),
+    "rtx_4090": ("ada", 128, 330.3, 0.80, "ASSUMED 0.80 (lower end of the measured NVIDIA parts "
+                 "in " + MAMF + ")", "gddr", "pcie", "NVIDIA Ada whitepaper (RTX 4090): 128 "
+                 "SMs; FP8 with FP32 accumulate 330.3 dense"),
+    "rtx_3090": ("ampere", 82, 0, 0.80, "ASSUMED 0.80 (lower end of the measured NVIDIA parts "
+                 "in " + MAMF + ")", "gddr", "pcie", "NVIDIA GA102 whitepaper: 82 SMs"),
+    "rtx_a6000": ("ampere", 84, 0, 0.80, "ASSUMED 0.80 (lower end of the measured NVIDIA parts "
+                  "in " + MAMF + ")", "gddr", "pcie", "NVIDIA RTX A6000 datasheet: 84 SMs"),
+    "mi250x": ("cdna2", 220, 0, 0.767, MAMF + ": MI250X 147.0 of 191.5 per GCD = 76.7 %",
+               "hbm", "xgmi", "AMD Instinct MI250X datasheet: 220 CUs (2 GCDs); no FP8"),
+    "mi300x": ("cdna3", 304, 2614.9, 0.601, MAMF + ": MI300X 781.9 of 1300 = 60.1 %",
+               "hbm", "xgmi", "AMD Instinct MI300X datasheet: 304 CUs; FP8 2614.9 dense"),
+    "b200": ("blackwell", 148, 4500.0, 0.776, MAMF + " (Blackwell section): B200 SXM 1745.0 "
+             "of 2250 = 77.6 %", "hbm", "nvlink", "NVIDIA HGX B200 datasheet (per GPU = HGX "
+             "figure / 8): FP8 9 PF sparse = 4.5 PF dense; 148 SMs (Blackwell whitepaper)"),
+    "gb200": ("blackwell", 148, 5000.0, 0.776, "ASSUMED equal to B200 (" + MAMF + ": 77.6 %)",
+              "hbm", "nvlink", "NVIDIA GB200 NVL72 datasheet (rack figures / 72 GPUs): FP8 "
+              "720 PF sparse = 5 PF dense per GPU; SMs ASSUMED as B200 (148)"),
+    "gb300": ("blackwell", 160, 5000.0, 0.776, "ASSUMED equal to B200 (" + MAMF + ": 77.6 %)",
+              "hbm", "nvlink", "NVIDIA GB300 NVL72 datasheet (rack figures / 72): FP8 5 PF "
+              "dense per GPU; Blackwell Ultra 160 SMs (NVIDIA Blackwell Ultra technical blog)"),
+}
+
+# GPU types the shared table lacks, in the shared table's columns (datasheet values;
+# idle by the 'ratio' rule of derive_catalogs.py).
+_COMMON = {"vendor": "NVIDIA", "idle_power_w": "", "idle_power_observed": "", "notes": "",
+           "fp16_fp16acc_tensor_dense_tflops": ""}
+EXTRA_GPUS = [
+    dict(_COMMON, gpu_id="h100_nvl", model="H100 NVL 94GB", form_factor="PCIe dual-slot",
+         architecture="Hopper", release_year="2023", memory_gib="94", memory_type="HBM3",
+         mem_bw_gbs="3900", bf16_tensor_dense_tflops="835", fp16_tensor_dense_tflops="835",
+         tf32_tensor_dense_tflops="417.5", fp32_tflops="60", tdp_w="400",
+         intra_node_link="NVLink bridge (pairs of cards)", gpu_gpu_bw_gbs_bidir="600",
+         pcie_gen="Gen5 x16", host_link_gbs_bidir="128",
+         source="NVIDIA H100 NVL product brief (BF16 1671 sparse = 835 dense; 94 GB HBM3; "
+                "3.9 TB/s; 350-400 W; NVLink bridge 600 GB/s)"),
+    dict(_COMMON, gpu_id="gh200", model="GH200 Grace Hopper 96GB", form_factor="superchip",
+         architecture="Hopper", release_year="2023", memory_gib="96", memory_type="HBM3",
+         mem_bw_gbs="4000", bf16_tensor_dense_tflops="989.4", fp16_tensor_dense_tflops="989.4",
+         tf32_tensor_dense_tflops="494.7", fp32_tflops="67", tdp_w="700",
+         intra_node_link="NVLink 4 via NVLink Switch", gpu_gpu_bw_gbs_bidir="900",
+         pcie_gen="Gen5 x16", host_link_gbs_bidir="128",
+         source="NVIDIA GH200 Grace Hopper Superchip datasheet (96 GB HBM3; 4 TB/s; BF16 1979 "
+                "sparse = 989.4 dense; NVLink 900 GB/s); module power 450-1000 W configurable "
+                "incl. the Grace CPU: tdp_w ESTIMATE 700 W = the H100 SXM GPU share"),
+    dict(_COMMON, gpu_id="b200", model="B200 180GB (HGX B200)", form_factor="SXM6",
+         architecture="Blackwell", release_year="2024", memory_gib="180", memory_type="HBM3e",
+         mem_bw_gbs="8000", bf16_tensor_dense_tflops="2250", fp16_tensor_dense_tflops="2250",
+         tf32_tensor_dense_tflops="1125", fp32_tflops="75", tdp_w="1000",
+         intra_node_link="NVLink 5 via NVSwitch (HGX)", gpu_gpu_bw_gbs_bidir="1800",
+         pcie_gen="Gen5 x16", host_link_gbs_bidir="128",
+         source="NVIDIA HGX B200 datasheet, per GPU = HGX-8 figure / 8 (1440 GB HBM3e; 64 TB/s; "
+                "FP16/BF16 36 PF sparse; TF32 18 PF sparse; FP32 600 TF; NVLink 5 1.8 TB/s "
+                "per GPU); 1000 W per GPU"),
+    dict(_COMMON, gpu_id="gb200", model="GB200 Blackwell GPU (NVL72)", form_factor="superchip",
+         architecture="Blackwell", release_year="2024", memory_gib="186", memory_type="HBM3e",
+         mem_bw_gbs="8000", bf16_tensor_dense_tflops="2500", fp16_tensor_dense_tflops="2500",
+         tf32_tensor_dense_tflops="1250", fp32_tflops="80", tdp_w="1200",
+         intra_node_link="NVLink 5 via NVLink Switch (NVL72)", gpu_gpu_bw_gbs_bidir="1800",
+         pcie_gen="Gen6 x16", host_link_gbs_bidir="256",
+         source="NVIDIA GB200 NVL72 datasheet, per GPU = rack figure / 72 (13.4 TB HBM3e; "
+                "576 TB/s; FP16/BF16 360 PF sparse; TF32 180 PF sparse; FP32 5760 TF; NVLink "
+                "130 TB/s); tdp_w ESTIMATE 1200 W per GPU (reported GB200 GPU power)"),
+    dict(_COMMON, gpu_id="gb300", model="GB300 Blackwell Ultra GPU (NVL72)",
+         form_factor="superchip", architecture="Blackwell", release_year="2025",
+         memory_gib="279", memory_type="HBM3e", mem_bw_gbs="8000",
+         bf16_tensor_dense_tflops="2500", fp16_tensor_dense_tflops="2500",
+         tf32_tensor_dense_tflops="1250", fp32_tflops="80", tdp_w="1400",
+         intra_node_link="NVLink 5 via NVLink Switch (NVL72)", gpu_gpu_bw_gbs_bidir="1800",
+         pcie_gen="Gen6 x16", host_link_gbs_bidir="256",
+         source="NVIDIA GB300 NVL72 datasheet, per GPU = rack figure / 72 (up to 20 TB HBM3e "
+                "= 279 GB; 576 TB/s; FP16/BF16 dense as GB200); tdp_w ESTIMATE 1400 W per GPU "
+                "(reported Blackwell Ultra GPU power)"),
+]
+EXTRA_IDLE_RULE = {g["gpu_id"]: ("ratio", None) for g in EXTRA_GPUS}
+EXTRA_EFFICIENCY_WHY = ("fallback efficiency only (the kernel model is used for this type): "
+                        "ASSUMED 0.40 like the Llama 3 H100 MFU range")
+
+
+def kernel_cols(g, fmt, num):
+    """The kernel-model columns of one shared-format GPU row (strings)."""
+    gid = g["gpu_id"]
+    arch, sms, fp8, geff, gwhy, memk, linkk, dsw = KERNEL[gid]
+    tf32 = num(g["tf32_tensor_dense_tflops"]) or 0.0
+    fp32 = float(g["fp32_tflops"])
+    meff, mwhy = MEM_EFF_HBM if memk == "hbm" else MEM_EFF_GDDR
+    lat, leff, lwhy = {"nvlink": NVLINK, "pcie": PCIE, "xgmi": XGMI}[linkk]
+    # a PCIe-class catalog link (no NVSwitch) uses the PCIe figures whatever the bridge
+    kus, kwhy = KERNEL_US
+    why = "; ".join([dsw, "tf32/fp32 from the shared row (datasheet)", gwhy, mwhy, kwhy, lwhy,
+                     FIT_WHY])
+    return [arch, str(sms), fmt(fp8), fmt(tf32), fmt(fp32), fmt(geff), fmt(meff), fmt(kus),
+            fmt(lat), fmt(leff), fmt(FIT_K_SAT[arch]), why]
