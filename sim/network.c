@@ -28,16 +28,25 @@ int net_init(network *n, const topology *t, int max_flows, int policy, int tcp_c
     n->wan_res0 = n->node_res0 + 2 * t->nnodes;
     n->nres = n->wan_res0 + t->nsites * t->nsites;
     n->cap_flows = max_flows > 0 ? max_flows : 1;
-    n->res = calloc((size_t)n->nres, sizeof *n->res);
+    /* Per-pair resources are made when a pair's first flow appears: at most
+     * one per flow, so the arrays hold nres + cap_flows, never ngpus^2. */
+    n->pair_res0 = n->nres;
+    bool any_pair = false;
+    for (int i = 0; i < t->nsites * t->nsites; i++)
+        any_pair |= t->wan[i].present && t->wan[i].per_pair;
+    int room = n->nres + (any_pair ? n->cap_flows : 0);
+    if (any_pair && res_table_init(&n->pairs, n->cap_flows))
+        return gt_fail(e, "out of memory for %d flows", max_flows);
+    n->res = calloc((size_t)room, sizeof *n->res);
     n->flows = calloc((size_t)n->cap_flows, sizeof *n->flows);
     n->wait_next = malloc(sizeof(int) * (size_t)n->cap_flows);
     n->mark_f = calloc((size_t)n->cap_flows, sizeof(int));
     n->list_f = malloc(sizeof(int) * (size_t)n->cap_flows);
     n->frozen = malloc((size_t)n->cap_flows);
-    n->mark_r = calloc((size_t)n->nres, sizeof(int));
-    n->list_r = malloc(sizeof(int) * (size_t)n->nres);
-    n->res_left = malloc(sizeof(double) * (size_t)n->nres);
-    n->res_unfrozen = malloc(sizeof(int) * (size_t)n->nres);
+    n->mark_r = calloc((size_t)room, sizeof(int));
+    n->list_r = malloc(sizeof(int) * (size_t)room);
+    n->res_left = malloc(sizeof(double) * (size_t)room);
+    n->res_unfrozen = malloc(sizeof(int) * (size_t)room);
     n->new_rate = malloc(sizeof(double) * (size_t)n->cap_flows);
     if (!n->res || !n->flows || !n->wait_next || !n->mark_f || !n->list_f || !n->frozen ||
         !n->mark_r || !n->list_r || !n->res_left || !n->res_unfrozen || !n->new_rate) {
@@ -80,7 +89,25 @@ void net_free(network *n)
     free(n->res_left);
     free(n->res_unfrozen);
     free(n->new_rate);
+    res_table_free(&n->pairs);
     memset(n, 0, sizeof *n);
+}
+
+/* The per-pair resource of GPUs a -> b (their sites' link is per_pair),
+ * made on first use with the link's rate as its capacity. */
+static int pair_resource(network *n, int a, int b)
+{
+    bool added;
+    int i = res_table_index(&n->pairs, topo_pair_key(n->t, a, b), n->nres - n->pair_res0,
+                            &added);
+    if (added) {
+        net_resource *r = &n->res[n->nres++];
+        const topology *t = n->t;
+        memset(r, 0, sizeof *r);
+        r->cap = topo_wan(t, t->gpus[a].site, t->gpus[b].site)->bw;
+        r->head = r->wait_head = NONE;
+    }
+    return n->pair_res0 + i;
 }
 
 /* TCP cap with this run's connection count. */
@@ -122,12 +149,10 @@ int net_flow_new(network *n, int a, int b, double bytes, double priority, int64_
             f->wan_b = gb->site;
             f->cap = tcp_cap(n, ga->site, gb->site);
             int w = net_wan_resource(n, ga->site, gb->site);
-            if (w >= 0) {
-                f->res[f->nres++] = w;
-                f->wan_res = w;
-            } else {
-                f->cap = fmin(f->cap, topo_wan(t, ga->site, gb->site)->bw);
-            }
+            if (w < 0)
+                w = pair_resource(n, a, b); /* fair sharing only: never temporal */
+            f->res[f->nres++] = w;
+            f->wan_res = w;
         }
     }
     return id;

@@ -3,8 +3,12 @@
  * Resources: each GPU's link out and in (inside a node), each node's NIC out
  * and in, and each shared WAN link (one per direction). A flow crosses the
  * resources of its path and carries a private cap: the LAN's per-pair rate
- * inside a site, and on WAN paths the TCP cap connections * window / RTT (and
- * the link rate itself on "per_pair" links). Concurrent flows share every
+ * inside a site, and on WAN paths the TCP cap connections * window / RTT. A
+ * "per_pair" WAN link has no shared site-to-site resource: each endpoint pair
+ * (node pair, or GPU pair where the link says "pair": "gpu") gets its own
+ * resource of the link's rate, made when its first flow appears (at most one
+ * per flow, never ngpus^2), shared by that pair's flows only and always
+ * fairly (a shaper has no priority order). Concurrent flows share every
  * resource max-min fairly (progressive filling); when a flow starts or ends,
  * rates are recomputed only for the flows connected to it through shared
  * resources, and a flow whose rate did not change keeps its completion event
@@ -22,6 +26,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "eventq.h"
+#include "res_table.h"
 #include "topology.h"
 
 #define NET_MAX_RES 3
@@ -58,7 +63,8 @@ typedef struct network {
     const topology *t;
     net_resource *res;
     int nres;
-    int gpu_res0, node_res0, wan_res0;
+    int gpu_res0, node_res0, wan_res0, pair_res0;
+    res_table pairs;      /* topo_pair_key -> per-pair resource - pair_res0 */
     net_flow *flows;
     int nflows, cap_flows;
     int *wait_next;       /* temporal queue links, per flow */
