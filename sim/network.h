@@ -35,7 +35,6 @@ typedef struct net_flow {
     int src_gpu, dst_gpu;
     int res[NET_MAX_RES];
     int nres;
-    int link_next[NET_MAX_RES], link_prev[NET_MAX_RES]; /* per-resource lists */
     int wan_res;          /* shared WAN resource or -1 */
     int wan_a, wan_b;     /* sites when crossing the WAN, else -1 */
     double cap;           /* private limit, bytes/s */
@@ -52,8 +51,8 @@ typedef struct net_flow {
 
 typedef struct net_resource {
     double cap;
-    int head;             /* first joined flow (list through link_next) */
-    int njoined;
+    int *fl;              /* joined flows in join order (iterated newest first) */
+    int njoined, cap_fl;
     bool temporal;
     int wait_head;        /* temporal queue, ordered by (priority, id) */
     double wan_bytes;     /* bytes carried (WAN links, for reports) */
@@ -68,12 +67,19 @@ typedef struct network {
     net_flow *flows;
     int nflows, cap_flows;
     int *wait_next;       /* temporal queue links, per flow */
+    /* what progressive filling reads of each flow, packed (the flow struct
+     * itself is ~150 bytes): its resources and private cap */
+    int *fres;            /* NET_MAX_RES per flow */
+    uint8_t *fnres;
+    double *fcap;
+    long stale_events;    /* completion events that fired before the flow's finish */
     /* scratch for component recomputation (preallocated) */
     int *mark_f, *mark_r, *list_f, *list_r;
     double *res_left;
     int *res_unfrozen;
+    double *res_share;    /* res_left / res_unfrozen, kept current in a pass */
     double *new_rate;
-    uint8_t *frozen;
+    int *act_f, *act_r;   /* unfrozen flows (list_f positions) / resources */
     int stamp;
     int tcp_connections;
 } network;

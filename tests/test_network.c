@@ -54,6 +54,8 @@ static void run_flows(const topology *t, int nf, const int *src, const int *dst,
     }
     event ev;
     while (eventq_pop(&q, &ev)) {
+        if (ev.kind == EV_DONE) /* one addressable event per flow: never stale */
+            assert_int_equal(ev.version, net.flows[ev.id].version);
         if (ev.kind == 2)
             assert_int_equal(net_flow_start(&net, ev.id, ev.time, &q, EV_DONE), 0);
         else if (net_flow_done_event(&net, ev.id, ev.version, ev.time, &q, EV_DONE) == 1)
@@ -168,6 +170,62 @@ static void test_temporal_vs_fair(void **state)
         }
         topo_free(&t);
     }
+}
+
+/* Addressable events against a brute-force oracle: random pushes, moves of
+ * handles (earlier and later) and pops; every pop must return the pending
+ * entry of least (time, order of its last scheduling), each handle at most
+ * once pending. */
+static void test_eventq_set_oracle(void **state)
+{
+    (void)state;
+    enum { H = 40, MAXP = 4000 };
+    typedef struct pending { int64_t time; uint64_t order; int handle, live; } pending;
+    static pending pend[MAXP];
+    int np = 0;
+    uint64_t order = 0, x = 777;
+    eventq q;
+    assert_int_equal(eventq_init(&q, 4), 0);
+    for (int step = 0; step < 20000; step++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        int op = (int)(x >> 60) % 3;
+        int64_t t = (int64_t)((x >> 20) % 64);
+        if (op == 0 && np < MAXP) { /* plain push */
+            assert_int_equal(eventq_push(&q, t, 0, -1, 0), 0);
+            pend[np++] = (pending){t, order++, -1, 1};
+        } else if (op == 1 && np < MAXP) { /* (re)schedule a handle */
+            int h = (int)((x >> 8) % H);
+            for (int i = 0; i < np; i++)
+                if (pend[i].live && pend[i].handle == h)
+                    pend[i].live = 0;
+            assert_int_equal(eventq_set(&q, h, t, 1, h, 0), 0);
+            pend[np++] = (pending){t, order++, h, 1};
+        } else { /* pop */
+            int best = -1;
+            for (int i = 0; i < np; i++)
+                if (pend[i].live && (best < 0 || pend[i].time < pend[best].time ||
+                                     (pend[i].time == pend[best].time &&
+                                      pend[i].order < pend[best].order)))
+                    best = i;
+            event ev;
+            if (best < 0) {
+                assert_int_equal(eventq_pop(&q, &ev), 0);
+                continue;
+            }
+            assert_int_equal(eventq_pop(&q, &ev), 1);
+            assert_int_equal(ev.time, pend[best].time);
+            assert_int_equal(ev.handle, pend[best].handle);
+            pend[best].live = 0;
+        }
+        if (np == MAXP) { /* compact */
+            int k = 0;
+            for (int i = 0; i < np; i++)
+                if (pend[i].live)
+                    pend[k++] = pend[i];
+            np = k;
+        }
+    }
+    eventq_free(&q);
 }
 
 /* Site a: node 0 with GPUs 0, 1 and node 1 with GPU 2; site b: node 2 with
@@ -309,7 +367,7 @@ static void test_eventq_order(void **state)
         x = x * 6364136223846793005ULL + 1442695040888963407ULL;
         assert_int_equal(eventq_push(&q, (int64_t)(x >> 54), 0, i, 0), 0);
     }
-    event prev = {-1, 0, 0, -1, 0}, ev;
+    event prev = {-1, 0, 0, -1, 0, -1}, ev;
     int n = 0;
     while (eventq_pop(&q, &ev)) {
         assert_true(ev.time > prev.time || (ev.time == prev.time && ev.id > prev.id));
@@ -328,7 +386,7 @@ int main(void)
         cmocka_unit_test(test_tcp_cap),          cmocka_unit_test(test_temporal_vs_fair),
         cmocka_unit_test(test_eventq_order),     cmocka_unit_test(test_per_pair_k_flows),
         cmocka_unit_test(test_per_pair_independent), cmocka_unit_test(test_per_pair_keys),
-        cmocka_unit_test(test_per_pair_bad_field),
+        cmocka_unit_test(test_per_pair_bad_field), cmocka_unit_test(test_eventq_set_oracle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
