@@ -350,6 +350,11 @@ static int reschedule(network *n, int id, double rate, int64_t now, eventq *q, i
         f->finish = INT64_MAX;
         return 0;
     }
+    double left_ns = f->remaining / rate * 1e9;
+    if (!(left_ns < (double)(INT64_MAX - now) - 1024)) { /* beyond int64 ns: never */
+        f->finish = INT64_MAX;
+        return 0;
+    }
     f->finish = now + cost_ns(f->remaining / rate);
     if (f->sched >= 0 && f->sched <= f->finish)
         return 0;
