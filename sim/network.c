@@ -332,10 +332,11 @@ static void progressive_fill(network *n, int nr, int nf, double *new_rate)
     }
 }
 
-/* Settle the bytes moved at the old rate and set the new rate. A pending
- * completion event is kept when the new finish time is later (it will be
- * pushed back when it fires): rates mostly drop when flows join, and this
- * keeps stale events out of the heap. */
+/* Settle the bytes moved at the old rate and set the new rate. The flow's
+ * one completion event moves to the new finish at once, earlier or later
+ * (eventq_set), so no event ever fires before its flow is done; only a
+ * stalled flow (rate 0, finish "never") leaves its old event to fire
+ * early and be counted as stale. */
 static int reschedule(network *n, int id, double rate, int64_t now, eventq *q, int ev_kind)
 {
     net_flow *f = &n->flows[id];
@@ -356,7 +357,7 @@ static int reschedule(network *n, int id, double rate, int64_t now, eventq *q, i
         return 0;
     }
     f->finish = now + cost_ns(f->remaining / rate);
-    if (f->sched >= 0 && f->sched <= f->finish)
+    if (f->sched == f->finish)
         return 0;
     f->version++;
     f->sched = f->finish;

@@ -9,7 +9,8 @@
 # Covers: simulate --json of every example plan (recompute none / full, fair
 # and temporal WAN policy, 3 jittered iterations); plan -o with greedy,
 # megatron and memetic (fixed generations, one thread) on every shipped
-# topology; compare --json of deterministic planners. Timing fields that
+# topology; compare --json of deterministic planners; E11's validation
+# inputs (pipelines on one node, rings over D sites). Timing fields that
 # measure wall clock (planning time) are removed before the diff.
 set -u
 mode=${1:-}
@@ -59,6 +60,28 @@ for t in topologies/yuan2022/case3.json topologies/real/aws-us-4.json; do
     "$bin" compare -t "$t" -m gpt3-xl --recompute full --planners greedy,megatron,metis,atlas \
         --threads 1 --json - 2>&1 | strip >"$out/compare-$n.json"
 done
+
+# E11's simulator validation inputs (experiments/defs/E11.sh builds them):
+# one 8-GPU node, S-stage GPipe/1F1B pipelines, D-site rings.
+WORK=$(mktemp -d)
+QUICK=1
+. experiments/defs/E11.sh
+e11_inputs
+for S in 1 2 4 8; do
+    for m in 1 4 16 64; do
+        for sch in gpipe 1f1b; do
+            e11_pipe_plan $S $m $sch >"$WORK/p.json"
+            "$bin" simulate -t "$WORK/one-node.json" -m "$WORK/model.json" --batch $m \
+                -p "$WORK/p.json" --json - 2>&1 | strip >"$out/e11-$S-$m-$sch.json"
+        done
+    done
+done
+for D in 2 4 8 16; do
+    e11_ring_inputs $D
+    "$bin" simulate -t "$WORK/ring$D.json" -m "$WORK/model.json" --batch $((D * E11_MICRO)) \
+        -p "$WORK/ring$D.plan.json" --json - 2>&1 | strip >"$out/e11-ring$D.json"
+done
+rm -rf "$WORK"
 
 [ "$mode" = save ] && { echo "same_outputs: reference in $ref ($(ls "$ref" | wc -l) files)"; exit 0; }
 if diff -r "$ref" "$out" >"$out.diff"; then
