@@ -13,6 +13,7 @@
 #include "tp_view.h"
 #include "sim/cost.h"
 #include "sim/dp_sync.h"
+#include "sim/res_table.h"
 #include "sim/timecap.h"
 #include "sim/estimator.h"
 #include "sim/simulator.h"
@@ -123,21 +124,38 @@ int enc_pick_final(const enc_problem *pr, const genome *const *cand, int n,
 /* --- traffic floor and fitness --------------------------------------------------- */
 
 /* Bytes per shared resource, laid out as the simulator's network: GPU link
- * out/in (2 per GPU), NIC out/in (2 per node), WAN (site x site). */
+ * out/in (2 per GPU), NIC out/in (2 per node), WAN (site x site) in one
+ * dense array; per-pair resources (keys from nres on) through a hash, as
+ * there can be ngpus^2 of them. */
 typedef struct traffic {
     const enc_problem *pr;
     double *bytes;
     int nres, node0, wan0;
+    res_table pairs;
+    double *pair_bytes, *pair_cap;
+    int npairs;
 } traffic;
 
-/* The shared resources are those of topo_path_resources, whose keys are
- * exactly this layout. */
+/* The shared resources are those of topo_path_resources, whose keys below
+ * nres are exactly this layout. */
 static void flow_bytes(traffic *tr, int a, int b, double bytes)
 {
     topo_res r[3];
     int k = topo_path_resources(tr->pr->t, a, b, r);
-    for (int i = 0; i < k; i++)
-        tr->bytes[r[i].key] += bytes;
+    for (int i = 0; i < k; i++) {
+        if (r[i].key < tr->nres) {
+            tr->bytes[r[i].key] += bytes;
+            continue;
+        }
+        bool added;
+        int x = res_table_index(&tr->pairs, r[i].key, tr->npairs, &added);
+        if (added) {
+            tr->npairs++;
+            tr->pair_bytes[x] = 0;
+            tr->pair_cap[x] = r[i].cap;
+        }
+        tr->pair_bytes[x] += bytes;
+    }
 }
 
 static int by_site_gpu(const void *x, const void *y, const topology *t)
@@ -230,6 +248,10 @@ static int pipe_flows(traffic *tr, const genome *g, int p, double act, bool fwd,
         int nr = fwd ? topo_path_resources(tr->pr->t, a, b, r)
                      : topo_path_resources(tr->pr->t, b, a, r);
         for (int i = 0; i < nr; i++) {
+            /* per-pair resources (keys from nres on) are left out of the
+             * phase bound: fewer resources only lower it, so it stays a floor */
+            if (r[i].key >= tr->nres)
+                continue;
             tr->bytes[r[i].key] += g->mb[p] * act;
             keys[n++] = r[i].key;
         }
@@ -256,15 +278,58 @@ static double gpipe_phases_s(traffic *tr, const genome *g, double act)
     return worst;
 }
 
+/* Room for the distinct per-pair resources the floor can meet: one per
+ * flow_bytes call (pipeline transfers, then each layer's sync flows). */
+static int traffic_alloc(traffic *tr, const genome *g, int L)
+{
+    const topology *t = tr->pr->t;
+    tr->bytes = calloc((size_t)tr->nres, sizeof(double));
+    if (!tr->bytes)
+        return -1;
+    bool any_pair = false;
+    for (int i = 0; i < t->nsites * t->nsites; i++)
+        any_pair |= t->wan[i].present && t->wan[i].per_pair;
+    if (!any_pair)
+        return 0;
+    long D = g->D, per_layer = g->sync == SYNC_PS ? D * (D - 1) : 2 * D;
+    long calls = 2 * D * g->S + (long)L * per_layer + 1;
+    if (calls > INT32_MAX / 4)
+        return -1;
+    tr->pair_bytes = malloc(sizeof(double) * (size_t)calls);
+    tr->pair_cap = malloc(sizeof(double) * (size_t)calls);
+    if (!tr->pair_bytes || !tr->pair_cap || res_table_init(&tr->pairs, (int)calls))
+        return -1;
+    return 0;
+}
+
+static void traffic_free(traffic *tr)
+{
+    free(tr->bytes);
+    free(tr->pair_bytes);
+    free(tr->pair_cap);
+    res_table_free(&tr->pairs);
+}
+
+/* The busiest resource's bytes over its capacity. */
+static double traffic_worst(const traffic *tr)
+{
+    double worst = 0;
+    for (int r = 0; r < tr->nres; r++)
+        if (tr->bytes[r] > 0)
+            worst = fmax(worst, tr->bytes[r] / res_cap(tr, r));
+    for (int i = 0; i < tr->npairs; i++)
+        worst = fmax(worst, tr->pair_bytes[i] / tr->pair_cap[i]);
+    return worst;
+}
+
 double enc_traffic_floor(const enc_problem *pr, const genome *g)
 {
     const topology *t = pr->t;
     traffic tr = {pr, NULL, 2 * t->ngpus + 2 * t->nnodes + t->nsites * t->nsites,
-                  2 * t->ngpus, 2 * t->ngpus + 2 * t->nnodes};
+                  2 * t->ngpus, 2 * t->ngpus + 2 * t->nnodes, {0}, NULL, NULL, 0};
     int S = g->S, D = g->D, *mem = malloc(sizeof(int) * (size_t)(D + 1));
-    tr.bytes = calloc((size_t)tr.nres, sizeof(double));
-    if (!tr.bytes || !mem) {
-        free(tr.bytes);
+    if (!mem || traffic_alloc(&tr, g, pr->L)) {
+        traffic_free(&tr);
         free(mem);
         return 0;
     }
@@ -290,11 +355,8 @@ double enc_traffic_floor(const enc_problem *pr, const genome *g)
         for (int x = 0; x < nph; x++)
             sync_bytes(&tr, g->sync, mem, D, dp_sync_phase_allreduce_bytes(&ph[x]));
     }
-    double worst = phases;
-    for (int r = 0; r < tr.nres; r++)
-        if (tr.bytes[r] > 0)
-            worst = fmax(worst, tr.bytes[r] / res_cap(&tr, r));
-    free(tr.bytes);
+    double worst = fmax(phases, traffic_worst(&tr));
+    traffic_free(&tr);
     free(mem);
     return worst;
 }

@@ -28,26 +28,40 @@ int net_init(network *n, const topology *t, int max_flows, int policy, int tcp_c
     n->wan_res0 = n->node_res0 + 2 * t->nnodes;
     n->nres = n->wan_res0 + t->nsites * t->nsites;
     n->cap_flows = max_flows > 0 ? max_flows : 1;
-    n->res = calloc((size_t)n->nres, sizeof *n->res);
+    /* Per-pair resources are made when a pair's first flow appears: at most
+     * one per flow, so the arrays hold nres + cap_flows, never ngpus^2. */
+    n->pair_res0 = n->nres;
+    bool any_pair = false;
+    for (int i = 0; i < t->nsites * t->nsites; i++)
+        any_pair |= t->wan[i].present && t->wan[i].per_pair;
+    int room = n->nres + (any_pair ? n->cap_flows : 0);
+    if (any_pair && res_table_init(&n->pairs, n->cap_flows))
+        return gt_fail(e, "out of memory for %d flows", max_flows);
+    n->res = calloc((size_t)room, sizeof *n->res);
     n->flows = calloc((size_t)n->cap_flows, sizeof *n->flows);
     n->wait_next = malloc(sizeof(int) * (size_t)n->cap_flows);
+    n->fres = malloc(sizeof(int) * NET_MAX_RES * (size_t)n->cap_flows);
+    n->fnres = malloc((size_t)n->cap_flows);
+    n->fcap = malloc(sizeof(double) * (size_t)n->cap_flows);
     n->mark_f = calloc((size_t)n->cap_flows, sizeof(int));
     n->list_f = malloc(sizeof(int) * (size_t)n->cap_flows);
-    n->frozen = malloc((size_t)n->cap_flows);
-    n->mark_r = calloc((size_t)n->nres, sizeof(int));
-    n->list_r = malloc(sizeof(int) * (size_t)n->nres);
-    n->res_left = malloc(sizeof(double) * (size_t)n->nres);
-    n->res_unfrozen = malloc(sizeof(int) * (size_t)n->nres);
+    n->mark_r = calloc((size_t)room, sizeof(int));
+    n->list_r = malloc(sizeof(int) * (size_t)room);
+    n->res_left = malloc(sizeof(double) * (size_t)room);
+    n->res_unfrozen = malloc(sizeof(int) * (size_t)room);
     n->new_rate = malloc(sizeof(double) * (size_t)n->cap_flows);
-    if (!n->res || !n->flows || !n->wait_next || !n->mark_f || !n->list_f || !n->frozen ||
-        !n->mark_r || !n->list_r || !n->res_left || !n->res_unfrozen || !n->new_rate) {
+    n->act_f = malloc(sizeof(int) * (size_t)n->cap_flows);
+    n->act_r = malloc(sizeof(int) * (size_t)room);
+    n->res_share = malloc(sizeof(double) * (size_t)room);
+    if (!n->res || !n->flows || !n->wait_next || !n->fres || !n->fnres || !n->fcap ||
+        !n->mark_f || !n->list_f ||
+        !n->mark_r || !n->list_r || !n->res_left || !n->res_unfrozen || !n->new_rate ||
+        !n->act_f || !n->act_r || !n->res_share) {
         net_free(n);
         return gt_fail(e, "out of memory for %d flows", max_flows);
     }
-    for (int r = 0; r < n->nres; r++) {
-        n->res[r].head = NONE;
+    for (int r = 0; r < n->nres; r++)
         n->res[r].wait_head = NONE;
-    }
     for (int g = 0; g < t->ngpus; g++)
         n->res[2 * g].cap = n->res[2 * g + 1].cap = topo_gpu_type(t, g)->link_bw;
     for (int d = 0; d < t->nnodes; d++)
@@ -69,18 +83,43 @@ int net_init(network *n, const topology *t, int max_flows, int policy, int tcp_c
 
 void net_free(network *n)
 {
+    for (int r = 0; n->res && r < n->nres; r++)
+        free(n->res[r].fl);
     free(n->res);
+    free(n->fres);
+    free(n->fnres);
+    free(n->fcap);
     free(n->flows);
     free(n->wait_next);
     free(n->mark_f);
     free(n->list_f);
-    free(n->frozen);
     free(n->mark_r);
     free(n->list_r);
     free(n->res_left);
     free(n->res_unfrozen);
     free(n->new_rate);
+    free(n->act_f);
+    free(n->act_r);
+    free(n->res_share);
+    res_table_free(&n->pairs);
     memset(n, 0, sizeof *n);
+}
+
+/* The per-pair resource of GPUs a -> b (their sites' link is per_pair),
+ * made on first use with the link's rate as its capacity. */
+static int pair_resource(network *n, int a, int b)
+{
+    bool added;
+    int i = res_table_index(&n->pairs, topo_pair_key(n->t, a, b), n->nres - n->pair_res0,
+                            &added);
+    if (added) {
+        net_resource *r = &n->res[n->nres++];
+        const topology *t = n->t;
+        memset(r, 0, sizeof *r);
+        r->cap = topo_wan(t, t->gpus[a].site, t->gpus[b].site)->bw;
+        r->wait_head = NONE;
+    }
+    return n->pair_res0 + i;
 }
 
 /* TCP cap with this run's connection count. */
@@ -122,14 +161,16 @@ int net_flow_new(network *n, int a, int b, double bytes, double priority, int64_
             f->wan_b = gb->site;
             f->cap = tcp_cap(n, ga->site, gb->site);
             int w = net_wan_resource(n, ga->site, gb->site);
-            if (w >= 0) {
-                f->res[f->nres++] = w;
-                f->wan_res = w;
-            } else {
-                f->cap = fmin(f->cap, topo_wan(t, ga->site, gb->site)->bw);
-            }
+            if (w < 0)
+                w = pair_resource(n, a, b); /* fair sharing only: never temporal */
+            f->res[f->nres++] = w;
+            f->wan_res = w;
         }
     }
+    for (int k = 0; k < f->nres; k++)
+        n->fres[NET_MAX_RES * id + k] = f->res[k];
+    n->fnres[id] = (uint8_t)f->nres;
+    n->fcap[id] = f->cap;
     return id;
 }
 
@@ -147,46 +188,41 @@ double net_flow_latency(const network *n, int id)
 
 /* --- joining and leaving resources -------------------------------------- */
 
-static void join(network *n, int id)
+/* Each resource keeps its flows in a dense array in join order; readers walk
+ * it newest first, the order the component walk and the filling have always
+ * used (it fixes the order of floating-point sums, hence every rate bit).
+ * Returns -1 when growing an array failed. */
+static int join(network *n, int id)
 {
     net_flow *f = &n->flows[id];
     for (int k = 0; k < f->nres; k++) {
         net_resource *r = &n->res[f->res[k]];
-        f->link_prev[k] = NONE;
-        f->link_next[k] = r->head;
-        if (r->head != NONE) {
-            net_flow *h = &n->flows[r->head];
-            for (int s = 0; s < h->nres; s++)
-                if (h->res[s] == f->res[k])
-                    h->link_prev[s] = id;
+        if (r->njoined == r->cap_fl) {
+            int nc = r->cap_fl ? 2 * r->cap_fl : 8;
+            int *x = realloc(r->fl, sizeof *x * (size_t)nc);
+            if (!x)
+                return -1;
+            r->fl = x;
+            r->cap_fl = nc;
         }
-        r->head = id;
-        r->njoined++;
+        r->fl[r->njoined++] = id;
     }
     f->joined = true;
-}
-
-static int slot_of(const net_flow *f, int r)
-{
-    for (int s = 0; s < f->nres; s++)
-        if (f->res[s] == r)
-            return s;
     return 0;
 }
 
+/* Remove id keeping the others' order (flows leave mostly from the old end,
+ * and the array is ints, so the move is short and cache-friendly). */
 static void leave(network *n, int id)
 {
     net_flow *f = &n->flows[id];
     for (int k = 0; k < f->nres; k++) {
-        int r = f->res[k];
-        int p = f->link_prev[k], q = f->link_next[k];
-        if (p != NONE)
-            n->flows[p].link_next[slot_of(&n->flows[p], r)] = q;
-        else
-            n->res[r].head = q;
-        if (q != NONE)
-            n->flows[q].link_prev[slot_of(&n->flows[q], r)] = p;
-        n->res[r].njoined--;
+        net_resource *r = &n->res[f->res[k]];
+        int i = r->njoined - 1;
+        while (i >= 0 && r->fl[i] != id)
+            i--;
+        memmove(&r->fl[i], &r->fl[i + 1], sizeof *r->fl * (size_t)(r->njoined - 1 - i));
+        r->njoined--;
     }
     f->joined = false;
 }
@@ -196,88 +232,111 @@ static void leave(network *n, int id)
 static int collect(network *n, const int *seed_res, int nseed, int *nf)
 {
     int stamp = ++n->stamp, nr = 0, fcount = 0;
+    int *mark_r = n->mark_r, *mark_f = n->mark_f, *list_r = n->list_r;
     for (int i = 0; i < nseed; i++)
-        if (n->mark_r[seed_res[i]] != stamp) {
-            n->mark_r[seed_res[i]] = stamp;
-            n->list_r[nr++] = seed_res[i];
+        if (mark_r[seed_res[i]] != stamp) {
+            mark_r[seed_res[i]] = stamp;
+            list_r[nr++] = seed_res[i];
         }
     for (int ri = 0; ri < nr; ri++) {
-        int r = n->list_r[ri];
-        for (int id = n->res[r].head; id != NONE;) {
-            net_flow *f = &n->flows[id];
-            if (n->mark_f[id] != stamp) {
-                n->mark_f[id] = stamp;
-                n->list_f[fcount++] = id;
-                for (int k = 0; k < f->nres; k++)
-                    if (n->mark_r[f->res[k]] != stamp) {
-                        n->mark_r[f->res[k]] = stamp;
-                        n->list_r[nr++] = f->res[k];
-                    }
-            }
-            id = f->link_next[slot_of(f, r)];
+        const net_resource *r = &n->res[list_r[ri]];
+        for (int j = r->njoined - 1; j >= 0; j--) {
+            int id = r->fl[j];
+            if (mark_f[id] == stamp)
+                continue;
+            mark_f[id] = stamp;
+            n->list_f[fcount++] = id;
+            const int *fr = &n->fres[NET_MAX_RES * id];
+            for (int k = 0; k < n->fnres[id]; k++)
+                if (mark_r[fr[k]] != stamp) {
+                    mark_r[fr[k]] = stamp;
+                    list_r[nr++] = fr[k];
+                }
         }
     }
     *nf = fcount;
     return nr;
 }
 
-static double fill_level(const network *n, int nr, int nf)
+/* The next bottleneck level: the least fair share of a resource with
+ * unfrozen flows, or the least private cap of an unfrozen flow. A minimum
+ * does not depend on the scan order, so the lists may be compacted. */
+static double fill_level(network *n, const int *act_r, int nr, const int *act_f, int nf)
 {
     double x = INFINITY;
     for (int i = 0; i < nr; i++) {
-        int r = n->list_r[i];
-        if (n->res_unfrozen[r] > 0) {
-            double share = n->res_left[r] / n->res_unfrozen[r];
-            x = share < x ? share : x;
-        }
+        int r = act_r[i];
+        double share = n->res_left[r] / n->res_unfrozen[r];
+        n->res_share[r] = share;
+        x = share < x ? share : x;
     }
-    for (int i = 0; i < nf; i++)
-        if (!n->frozen[i] && n->flows[n->list_f[i]].cap < x)
-            x = n->flows[n->list_f[i]].cap;
+    for (int i = 0; i < nf; i++) {
+        double cap = n->fcap[n->list_f[act_f[i]]];
+        x = cap < x ? cap : x;
+    }
     return x < 0 ? 0 : x;
 }
 
 /* Progressive filling: raise all unfrozen flows together to the next
- * bottleneck level, freeze the flows it binds, repeat. */
+ * bottleneck level, freeze the flows it binds, repeat. Flows are visited in
+ * component order at every level, and a flow frozen earlier in a pass
+ * changes the shares later flows of the same pass see: that order fixes the
+ * rounding of every rate, so it is kept exactly. Frozen flows and resources
+ * without unfrozen flows drop out of the (order-preserving) active lists, so
+ * a level costs what is still unfrozen, not the whole component; each
+ * resource's share is divided out once and again only when it changes. */
 static void progressive_fill(network *n, int nr, int nf, double *new_rate)
 {
+    double *res_left = n->res_left, *res_share = n->res_share;
+    int *res_unfrozen = n->res_unfrozen, *act_f = n->act_f, *act_r = n->act_r;
+    int na = 0;
     for (int i = 0; i < nr; i++) {
         int r = n->list_r[i];
-        n->res_left[r] = n->res[r].cap;
-        n->res_unfrozen[r] = n->res[r].njoined;
+        res_left[r] = n->res[r].cap;
+        res_unfrozen[r] = n->res[r].njoined;
+        if (res_unfrozen[r] > 0)
+            act_r[na++] = r;
     }
-    memset(n->frozen, 0, (size_t)nf);
+    for (int i = 0; i < nf; i++)
+        act_f[i] = i;
     int left = nf;
     while (left > 0) {
-        double x = fill_level(n, nr, nf);
-        for (int i = 0; i < nf; i++) {
-            if (n->frozen[i])
+        double x = fill_level(n, act_r, na, act_f, left);
+        int kept = 0;
+        for (int a = 0; a < left; a++) {
+            int i = act_f[a], id = n->list_f[i], nres = n->fnres[id];
+            const int *fr = &n->fres[NET_MAX_RES * id];
+            double cap = n->fcap[id];
+            int bind = cap <= x;
+            for (int k = 0; k < nres && !bind; k++)
+                bind = res_share[fr[k]] <= x * (1 + 1e-12);
+            if (!bind) {
+                act_f[kept++] = i;
                 continue;
-            net_flow *f = &n->flows[n->list_f[i]];
-            int bind = f->cap <= x;
-            for (int k = 0; k < f->nres && !bind; k++) {
-                int r = f->res[k];
-                double share = n->res_left[r] / n->res_unfrozen[r];
-                bind = share <= x * (1 + 1e-12);
             }
-            if (!bind)
-                continue;
-            double rate = f->cap < x ? f->cap : x;
+            double rate = cap < x ? cap : x;
             new_rate[i] = rate;
-            n->frozen[i] = 1;
-            left--;
-            for (int k = 0; k < f->nres; k++) {
-                n->res_left[f->res[k]] -= rate;
-                n->res_unfrozen[f->res[k]]--;
+            for (int k = 0; k < nres; k++) {
+                int r = fr[k];
+                res_left[r] -= rate;
+                if (--res_unfrozen[r] > 0)
+                    res_share[r] = res_left[r] / res_unfrozen[r];
             }
         }
+        left = kept;
+        int nk = 0;
+        for (int j = 0; j < na; j++)
+            if (res_unfrozen[act_r[j]] > 0)
+                act_r[nk++] = act_r[j];
+        na = nk;
     }
 }
 
-/* Settle the bytes moved at the old rate and set the new rate. A pending
- * completion event is kept when the new finish time is later (it will be
- * pushed back when it fires): rates mostly drop when flows join, and this
- * keeps stale events out of the heap. */
+/* Settle the bytes moved at the old rate and set the new rate. The flow's
+ * one completion event moves to the new finish at once, earlier or later
+ * (eventq_set), so no event ever fires before its flow is done; only a
+ * stalled flow (rate 0, finish "never") leaves its old event to fire
+ * early and be counted as stale. */
 static int reschedule(network *n, int id, double rate, int64_t now, eventq *q, int ev_kind)
 {
     net_flow *f = &n->flows[id];
@@ -293,11 +352,11 @@ static int reschedule(network *n, int id, double rate, int64_t now, eventq *q, i
         return 0;
     }
     f->finish = now + cost_ns(f->remaining / rate); /* both <= GT_TIME_CAP_NS */
-    if (f->sched >= 0 && f->sched <= f->finish)
+    if (f->sched == f->finish)
         return 0;
     f->version++;
     f->sched = f->finish;
-    return eventq_push(q, f->finish, ev_kind, id, f->version);
+    return eventq_set(q, id, f->finish, ev_kind, id, f->version); /* replaces a pending one */
 }
 
 static int recompute(network *n, const int *seed_res, int nseed, int64_t now, eventq *q,
@@ -339,21 +398,20 @@ static double solo_rate(const network *n, const net_flow *f)
     return x;
 }
 
-/* Admit waiting flows in order while the admitted ones leave room. */
+/* Admit waiting flows in order while the admitted ones leave room. Returns
+ * how many joined, or -1 when out of memory. */
 static int admit(network *n, int r, int *joined_ids, int max_ids)
 {
     double used = 0;
-    for (int id = n->res[r].head; id != NONE;) {
-        const net_flow *f = &n->flows[id];
-        used += solo_rate(n, f);
-        id = f->link_next[slot_of(f, r)];
-    }
+    for (int j = n->res[r].njoined - 1; j >= 0; j--)
+        used += solo_rate(n, &n->flows[n->res[r].fl[j]]);
     int count = 0;
     while (n->res[r].wait_head != NONE && used < n->res[r].cap * (1 - 1e-9) && count < max_ids) {
         int id = n->res[r].wait_head;
         n->res[r].wait_head = n->wait_next[id];
         n->flows[id].waiting = false;
-        join(n, id);
+        if (join(n, id))
+            return -1;
         used += solo_rate(n, &n->flows[id]);
         joined_ids[count++] = id;
     }
@@ -369,17 +427,17 @@ int net_flow_start(network *n, int id, int64_t now, eventq *q, int ev_kind)
     if (f->bytes <= 0) {
         f->version++;
         f->finish = f->sched = now;
-        return eventq_push(q, now, ev_kind, id, f->version);
+        return eventq_set(q, id, now, ev_kind, id, f->version);
     }
     if (f->wan_res >= 0 && n->res[f->wan_res].temporal) {
         f->waiting = true;
         enqueue_waiting(n, f->wan_res, id);
         int ids[64];
         int k = admit(n, f->wan_res, ids, 64);
-        if (k == 0)
-            return 0;
-    } else {
-        join(n, id);
+        if (k <= 0)
+            return k;
+    } else if (join(n, id)) {
+        return -1;
     }
     return recompute(n, f->res, f->nres, now, q, ev_kind);
 }
@@ -391,12 +449,13 @@ int net_flow_done_event(network *n, int id, uint32_t version, int64_t now, event
     if (version != f->version || f->done)
         return 0;
     f->sched = -1;
-    if (now < f->finish) { /* the rate dropped since this event was pushed */
+    if (now < f->finish) { /* the rate dropped since this event was scheduled */
+        n->stale_events++;
         if (f->finish == INT64_MAX)
             return 0; /* stalled (temporal queue or zero capacity) */
         f->version++;
         f->sched = f->finish;
-        return eventq_push(q, f->finish, ev_kind, id, f->version) ? -1 : 0;
+        return eventq_set(q, id, f->finish, ev_kind, id, f->version) ? -1 : 0;
     }
     f->done = true;
     f->end = now;
@@ -410,7 +469,8 @@ int net_flow_done_event(network *n, int id, uint32_t version, int64_t now, event
     memcpy(seeds, f->res, sizeof seeds);
     if (f->wan_res >= 0 && n->res[f->wan_res].temporal) {
         int ids[64];
-        admit(n, f->wan_res, ids, 64);
+        if (admit(n, f->wan_res, ids, 64) < 0)
+            return -1;
     }
     if (recompute(n, seeds, f->nres, now, q, ev_kind))
         return -1;
@@ -422,7 +482,8 @@ int net_set_capacity(network *n, int r, double cap, int64_t now, eventq *q, int 
     n->res[r].cap = cap;
     if (n->res[r].temporal) {
         int ids[64];
-        admit(n, r, ids, 64);
+        if (admit(n, r, ids, 64) < 0)
+            return -1;
     }
     return recompute(n, &r, 1, now, q, ev_kind);
 }

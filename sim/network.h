@@ -3,8 +3,12 @@
  * Resources: each GPU's link out and in (inside a node), each node's NIC out
  * and in, and each shared WAN link (one per direction). A flow crosses the
  * resources of its path and carries a private cap: the LAN's per-pair rate
- * inside a site, and on WAN paths the TCP cap connections * window / RTT (and
- * the link rate itself on "per_pair" links). Concurrent flows share every
+ * inside a site, and on WAN paths the TCP cap connections * window / RTT. A
+ * "per_pair" WAN link has no shared site-to-site resource: each endpoint pair
+ * (node pair, or GPU pair where the link says "pair": "gpu") gets its own
+ * resource of the link's rate, made when its first flow appears (at most one
+ * per flow, never ngpus^2), shared by that pair's flows only and always
+ * fairly (a shaper has no priority order). Concurrent flows share every
  * resource max-min fairly (progressive filling); when a flow starts or ends,
  * rates are recomputed only for the flows connected to it through shared
  * resources, and a flow whose rate did not change keeps its completion event
@@ -22,6 +26,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "eventq.h"
+#include "res_table.h"
 #include "topology.h"
 
 #define NET_MAX_RES 3
@@ -30,7 +35,6 @@ typedef struct net_flow {
     int src_gpu, dst_gpu;
     int res[NET_MAX_RES];
     int nres;
-    int link_next[NET_MAX_RES], link_prev[NET_MAX_RES]; /* per-resource lists */
     int wan_res;          /* shared WAN resource or -1 */
     int wan_a, wan_b;     /* sites when crossing the WAN, else -1 */
     double cap;           /* private limit, bytes/s */
@@ -47,8 +51,8 @@ typedef struct net_flow {
 
 typedef struct net_resource {
     double cap;
-    int head;             /* first joined flow (list through link_next) */
-    int njoined;
+    int *fl;              /* joined flows in join order (iterated newest first) */
+    int njoined, cap_fl;
     bool temporal;
     int wait_head;        /* temporal queue, ordered by (priority, id) */
     double wan_bytes;     /* bytes carried (WAN links, for reports) */
@@ -58,16 +62,24 @@ typedef struct network {
     const topology *t;
     net_resource *res;
     int nres;
-    int gpu_res0, node_res0, wan_res0;
+    int gpu_res0, node_res0, wan_res0, pair_res0;
+    res_table pairs;      /* topo_pair_key -> per-pair resource - pair_res0 */
     net_flow *flows;
     int nflows, cap_flows;
     int *wait_next;       /* temporal queue links, per flow */
+    /* what progressive filling reads of each flow, packed (the flow struct
+     * itself is ~150 bytes): its resources and private cap */
+    int *fres;            /* NET_MAX_RES per flow */
+    uint8_t *fnres;
+    double *fcap;
+    long stale_events;    /* completion events that fired before the flow's finish */
     /* scratch for component recomputation (preallocated) */
     int *mark_f, *mark_r, *list_f, *list_r;
     double *res_left;
     int *res_unfrozen;
+    double *res_share;    /* res_left / res_unfrozen, kept current in a pass */
     double *new_rate;
-    uint8_t *frozen;
+    int *act_f, *act_r;   /* unfrozen flows (list_f positions) / resources */
     int stamp;
     int tcp_connections;
 } network;

@@ -3,11 +3,13 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "catalog.h"
 #include "cost.h"
 #include "csv.h"
+#include "res_table.h"
 
 #define GIB 1073741824.0
 #define GBPS 125000000.0
@@ -41,23 +43,73 @@ static json_t *gpu_json(const topology *t, const job *j, const plan *p, const si
     return o;
 }
 
+/* Per site pair of a per_pair link: the bytes of its busiest endpoint pair
+ * (the link's rate is each pair's capacity, so that is what utilization
+ * measures) and how many endpoint pairs it carried. Returns -1 when out of
+ * memory. */
+static int pair_peaks(const topology *t, const sim_detail *d, double *peak, int *npairs)
+{
+    res_table h = {0};
+    double *bytes = malloc(sizeof *bytes * (size_t)(d->nflows > 0 ? d->nflows : 1));
+    if (!bytes || res_table_init(&h, d->nflows)) {
+        free(bytes);
+        return -1;
+    }
+    int m = 0;
+    for (int f = 0; f < d->nflows; f++) {
+        const net_flow *fl = &d->flows[f];
+        if (fl->wan_a < 0 || !topo_wan(t, fl->wan_a, fl->wan_b)->per_pair)
+            continue;
+        bool added;
+        int i = res_table_index(&h, topo_pair_key(t, fl->src_gpu, fl->dst_gpu), m, &added);
+        if (added) {
+            bytes[m++] = 0;
+            npairs[fl->wan_a * t->nsites + fl->wan_b]++;
+        }
+        bytes[i] += fl->bytes;
+        double *p = &peak[fl->wan_a * t->nsites + fl->wan_b];
+        *p = fmax(*p, bytes[i]);
+    }
+    res_table_free(&h);
+    free(bytes);
+    return 0;
+}
+
 static json_t *links_json(const topology *t, const sim_detail *d)
 {
     json_t *arr = json_array();
     double T = d->tm.iteration_ns * 1e-9;
+    size_t S2 = (size_t)t->nsites * (size_t)t->nsites;
+    double *peak = calloc(S2, sizeof *peak);
+    int *npairs = calloc(S2, sizeof *npairs);
+    if (!peak || !npairs || pair_peaks(t, d, peak, npairs)) {
+        free(peak);
+        free(npairs);
+        json_decref(arr);
+        return NULL;
+    }
     for (int a = 0; a < t->nsites; a++)
         for (int b = 0; b < t->nsites; b++) {
             double bytes = a == b ? 0 : d->wan_link_bytes[a * t->nsites + b];
             if (bytes <= 0)
                 continue;
+            const topo_link *l = topo_wan(t, a, b);
+            double busiest = l->per_pair ? peak[a * t->nsites + b] : bytes;
             json_t *o = json_object();
             json_object_set_new(o, "from", json_string(t->sites[a].id));
             json_object_set_new(o, "to", json_string(t->sites[b].id));
             json_object_set_new(o, "bytes", json_real(bytes));
+            if (l->per_pair) { /* the rate is each endpoint pair's, not the sum's */
+                json_object_set_new(o, "sharing", json_string("per_pair"));
+                json_object_set_new(o, "pairs", json_integer(npairs[a * t->nsites + b]));
+                json_object_set_new(o, "busiest_pair_bytes", json_real(busiest));
+            }
             json_object_set_new(o, "utilization",
-                                json_real(T > 0 ? bytes / (topo_wan(t, a, b)->bw * T) : 0));
+                                json_real(T > 0 ? busiest / (l->bw * T) : 0));
             json_array_append_new(arr, o);
         }
+    free(peak);
+    free(npairs);
     return arr;
 }
 

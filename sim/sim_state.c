@@ -143,7 +143,7 @@ int sim_reset(sim_state *s)
     net_free(&s->net);
     if (net_init(&s->net, s->t, s->max_flows, s->opt->wan_policy, s->opt->tcp_connections, s->e))
         return -1;
-    s->q.n = 0;
+    eventq_clear(&s->q);
     s->now = 0;
     for (int l = 0; l < w->nlanes; l++) {
         s->lane[l].cursor = w->lanes[l].first_op;

@@ -75,6 +75,7 @@ static int run_iterations(const topology *t, const plan *p, const sim_options *o
         total_ns += (double)tm.iteration_ns;
         wan += tm.wan_bytes;
         d->events += s.events;
+        d->stale_events += s.net.stale_events;
         if (it == 0) {
             rc = timing_alloc(&d->tm, &d->w, e) || keep_first(t, &s, d, e);
             if (!rc) {

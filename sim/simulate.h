@@ -23,6 +23,7 @@ typedef struct sim_detail {
     run_totals tot, est_tot;
     double mean_iteration_ns;
     long events;
+    long stale_events;     /* flow completions that fired early (rate dropped) */
     double wall_s;
     int iterations_done;
     sim_result res;

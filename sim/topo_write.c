@@ -78,6 +78,8 @@ static json_t *link_json(const topology *t, int a, int b)
     json_object_set_new(o, "latency_ms", num(ab->lat_s * 1e3));
     if (ab->per_pair)
         json_object_set_new(o, "sharing", json_string("per_pair"));
+    if (ab->per_pair && ab->pair_gpu)
+        json_object_set_new(o, "pair", json_string("gpu"));
     if (ab->policy_set)
         json_object_set_new(o, "policy",
                             json_string(ab->policy == WAN_TEMPORAL ? "temporal" : "fair"));

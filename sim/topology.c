@@ -23,8 +23,8 @@ static const char *const SITE_KEYS[] = {"id", "region", "lat", "lon", "carbon_g_
 static const char *const NODE_KEYS[] = {"gpu", "count", "nic_gbps", "repeat", NULL};
 static const char *const LAN_KEYS[] = {"gbps", "latency_ms", NULL};
 static const char *const LINK_KEYS[] = {"a", "b", "gbps", "a_to_b_gbps", "b_to_a_gbps",
-                                        "latency_ms", "sharing", "policy", "trace",
-                                        "source", NULL};
+                                        "latency_ms", "sharing", "pair", "policy",
+                                        "trace", "source", NULL};
 static const char *const TCP_KEYS[] = {"window_mb", "connections", NULL};
 
 /* Array member `key` of obj; required arrays must exist. */
@@ -200,8 +200,9 @@ static int parse_site(const jdoc *d, json_t *site, const char *sp, topology *t, 
 static int parse_policy(const jdoc *d, json_t *l, const char *lp, topo_link *ab, topo_link *ba,
                         gt_err *e)
 {
-    char sharing[16], policy[16];
+    char sharing[16], pair[16], policy[16];
     if (jdoc_str(d, l, lp, "sharing", 0, "shared", sharing, sizeof sharing, e) ||
+        jdoc_str(d, l, lp, "pair", 0, "", pair, sizeof pair, e) ||
         jdoc_str(d, l, lp, "policy", 0, "", policy, sizeof policy, e) ||
         jdoc_str(d, l, lp, "trace", 0, "", ab->trace, sizeof ab->trace, e) ||
         jdoc_str(d, l, lp, "source", 0, "", ab->source, sizeof ab->source, e))
@@ -212,6 +213,14 @@ static int parse_policy(const jdoc *d, json_t *l, const char *lp, topo_link *ab,
         return jdoc_fail(d, e, jp, "expected \"shared\" or \"per_pair\" (got \"%s\")", sharing);
     }
     ab->per_pair = strcmp(sharing, "per_pair") == 0;
+    if (*pair) { /* who shares one shaped pair capacity: hosts (default) or GPUs */
+        snprintf(jp, sizeof jp, "%s.pair", lp);
+        if (!ab->per_pair)
+            return jdoc_fail(d, e, jp, "\"pair\" needs \"sharing\": \"per_pair\"");
+        if (strcmp(pair, "node") && strcmp(pair, "gpu"))
+            return jdoc_fail(d, e, jp, "expected \"node\" or \"gpu\" (got \"%s\")", pair);
+        ab->pair_gpu = strcmp(pair, "gpu") == 0;
+    }
     if (*policy) {
         if (strcmp(policy, "fair") && strcmp(policy, "temporal")) {
             snprintf(jp, sizeof jp, "%s.policy", lp);
@@ -224,6 +233,7 @@ static int parse_policy(const jdoc *d, json_t *l, const char *lp, topo_link *ab,
     memcpy(ba->trace, ab->trace, sizeof ab->trace);
     memcpy(ba->source, ab->source, sizeof ab->source);
     ba->per_pair = ab->per_pair;
+    ba->pair_gpu = ab->pair_gpu;
     ba->policy_set = ab->policy_set;
     ba->policy = ab->policy;
     return *ab->trace ? topo_check_link_trace(d, lp, ab, e) : 0;
@@ -559,6 +569,18 @@ void topo_path(const topology *t, int a, int b, double *lat_s, double *rate)
     *rate = fmin(fmin(r, l->bw), topo_tcp_cap(t, ga->site, gb->site));
 }
 
+_Static_assert(sizeof(long) >= 8, "resource keys of GPU pairs need a 64-bit long");
+
+long topo_pair_key(const topology *t, int a, int b)
+{
+    long G = t->ngpus, Nn = t->nnodes, S = t->nsites;
+    long base = 2 * G + 2 * Nn + S * S;
+    const topo_gpu *ga = &t->gpus[a], *gb = &t->gpus[b];
+    if (topo_wan(t, ga->site, gb->site)->pair_gpu)
+        return base + Nn * Nn + (long)a * G + b;
+    return base + (long)ga->node * Nn + gb->node;
+}
+
 int topo_path_resources(const topology *t, int a, int b, topo_res out[3])
 {
     const topo_gpu *ga = &t->gpus[a], *gb = &t->gpus[b];
@@ -570,9 +592,11 @@ int topo_path_resources(const topology *t, int a, int b, topo_res out[3])
     }
     out[0] = (topo_res){2 * G + 2L * ga->node, t->nodes[ga->node].nic_bw};
     out[1] = (topo_res){2 * G + 2L * gb->node + 1, t->nodes[gb->node].nic_bw};
-    if (ga->site == gb->site || topo_wan(t, ga->site, gb->site)->per_pair)
+    if (ga->site == gb->site)
         return 2;
-    out[2] = (topo_res){2 * G + 2 * Nn + (long)ga->site * t->nsites + gb->site,
-                        topo_wan(t, ga->site, gb->site)->bw};
+    const topo_link *l = topo_wan(t, ga->site, gb->site);
+    long key = l->per_pair ? topo_pair_key(t, a, b)
+                           : 2 * G + 2 * Nn + (long)ga->site * t->nsites + gb->site;
+    out[2] = (topo_res){key, l->bw};
     return 3;
 }

@@ -1,18 +1,31 @@
 /* bench_sim.c — speed figures of the simulator (`make bench`; printed, never
- * asserted; DESIGN/issue goals in brackets):
+ * asserted; issue 18 goals in brackets), all measured in one run:
  *   1. event queue throughput with >= 1 M pending events     [>= 10 M events/s]
- *   2. one iteration of a 1,024-GPU plan (32 x 32, 128 microbatches each)
- *      on a world-wide topology with shared WAN links          [< 1 s], peak RSS
- *   3. estimator evaluations of a 64-GPU plan per second      [>= 100,000/s] */
+ *   2. the scale study: one iteration of 32-stage pipelines over 32 sites
+ *      (64, 256, 1,024, 4,096 GPUs = 2, 8, 32, 128 pipelines of 128
+ *      microbatches, gpt3_6.7b, shared 10 Gbps WAN): iteration time, wall
+ *      and CPU time, events, stale share, peak RSS (each case in its own
+ *      child process, so the RSS is that case's), and the growth exponent of
+ *      CPU time in ops                                [1,024: < 0.25 s, < 64 MiB;
+ *      4,096: < 1.5 s; linear growth; >= 10 M events/s; < 5 % stale]
+ *   3. all-to-all of 256 endpoints, equal sizes, in the network alone [< 0.5 s]
+ *   4. estimator evaluations of a 64-GPU plan per second  [>= 100,000/s (128 mb),
+ *      >= 200,000/s (8 mb)]
+ * `bench_sim NAME` runs one part: eventq, scale, 1024, alltoall, estimator. */
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <time.h>
 
+#include "sim/cost.h"
 #include "sim/estimator.h"
 #include "sim/eventq.h"
+#include "sim/network.h"
 #include "sim/simulate.h"
 
 static double now_s(void)
@@ -20,6 +33,16 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* CPU seconds of this process: the machine is shared, so rates are per CPU
+ * second (wall time is printed beside where it matters). */
+static double cpu_s(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + ru.ru_stime.tv_sec +
+           ru.ru_stime.tv_usec * 1e-6;
 }
 
 static void bench_eventq(void)
@@ -35,91 +58,232 @@ static void bench_eventq(void)
     /* steady state: pop the earliest, push one later (hold model) */
     const long ops = 5000000;
     event ev;
-    double t0 = now_s();
+    double t0 = cpu_s();
     for (long i = 0; i < ops; i++) {
         eventq_pop(&q, &ev);
         x ^= x << 13, x ^= x >> 7, x ^= x << 17;
         eventq_push(&q, ev.time + (int64_t)(x % 1000000), 0, ev.id, 0);
     }
-    double dt = now_s() - t0;
-    printf("bench sim.eventq: %.2f M events/s (pop+push) with %d pending [goal >= 10]\n",
+    double dt = cpu_s() - t0;
+    printf("bench sim.eventq: %.2f M events/CPU-s (pop+push) with %d pending [goal >= 10]\n",
            ops / dt / 1e6, pending);
     eventq_free(&q);
 }
 
-/* 32 sites x 32 A100 (4 nodes of 8), every pair joined by a shared 10 Gbps
- * WAN link; 32 pipelines, each spanning all 32 sites (stage k in site k). */
-static int world_1024(topology *t, gt_err *e)
+/* 32 sites of D A100 (nodes of up to 8), every pair joined by a shared
+ * 10 Gbps WAN link; D pipelines, each spanning all 32 sites (stage k in
+ * site k). D = 32 is the 1,024-GPU case of the issue's table. */
+static int sites_json(topology *t, int nsites, int per_node, int nodes, gt_err *e)
 {
     size_t cap = 1 << 16;
     char *buf = malloc(cap);
-    int n = snprintf(buf, cap, "{\"name\":\"bench-1024\",\"sites\":[");
-    for (int s = 0; s < 32; s++)
+    if (!buf)
+        return gt_fail(e, "out of memory");
+    int n = snprintf(buf, cap, "{\"name\":\"bench\",\"sites\":[");
+    for (int s = 0; s < nsites; s++)
         n += snprintf(buf + n, cap - (size_t)n,
-                      "%s{\"id\":\"s%d\",\"nodes\":[{\"gpu\":\"a100_sxm_80gb\",\"count\":8,"
-                      "\"nic_gbps\":100,\"repeat\":4}],\"lan\":{\"gbps\":100,\"latency_ms\":0.05}}",
-                      s ? "," : "", s);
+                      "%s{\"id\":\"s%d\",\"nodes\":[{\"gpu\":\"a100_sxm_80gb\",\"count\":%d,"
+                      "\"nic_gbps\":100,\"repeat\":%d}],\"lan\":{\"gbps\":100,\"latency_ms\":0.05}}",
+                      s ? "," : "", s, per_node, nodes);
     n += snprintf(buf + n, cap - (size_t)n,
                   "],\"default_wan\":{\"gbps\":10,\"latency_ms\":40},"
                   "\"tcp\":{\"window_mb\":3,\"connections\":16}}");
-    int rc = topo_parse(t, "bench-1024", buf, (size_t)n, NULL, e);
+    int rc = topo_parse(t, "bench", buf, (size_t)n, NULL, e);
     free(buf);
     return rc;
 }
 
-static void plan_1024(plan *p, const topology *t)
+static int world(topology *t, int S, int D, gt_err *e)
 {
-    plan_init(p, 32);
+    int per = D < 8 ? D : 8;
+    return sites_json(t, S, per, D / per, e);
+}
+
+/* D pipelines of S stages (stage k in site k) over L layers. */
+static void plan_world(plan *p, const topology *t, int S, int D, int L)
+{
+    plan_init(p, D);
     p->schedule = SCHED_1F1B;
     p->sync = SYNC_HIERARCHICAL;
-    for (int d = 0; d < 32; d++) {
-        plan_pipe_alloc(p, d, 32);
+    for (int d = 0; d < D; d++) {
+        plan_pipe_alloc(p, d, S);
         p->pipes[d].microbatches = 128;
-        for (int k = 0; k < 32; k++)
+        for (int k = 0; k < S; k++)
             p->pipes[d].stages[k] = (plan_stage){.ngpus = 1,
                                                  .gpus = {t->sites[k].first_gpu + d},
-                                                 .first = k, .last = k};
+                                                 .first = k * L / S,
+                                                 .last = (k + 1) * L / S - 1};
     }
 }
 
-static long peak_rss_kib(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return ru.ru_maxrss;
-}
+typedef struct scale_row {
+    int ok, ops;
+    long events, stale;
+    double wall, cpu, iter_s, est_s;
+} scale_row;
 
-static void bench_1024(void)
+/* One scale case, in this process. */
+static scale_row scale_case(int S, int D, const char *model, int layers)
 {
+    scale_row r = {0};
     topology t;
     gt_err e;
     model_spec m;
-    if (world_1024(&t, &e) || model_resolve("gpt3_6.7b", &m, &e)) {
-        printf("bench sim.1024: skipped: %s\n", e.msg);
-        return;
-    }
+    if (world(&t, S, D, &e) || model_resolve(model, &m, &e))
+        return r;
     job j;
     job_defaults(&j, &m);
-    j.batch = 32 * 128;
+    if (layers > 0) { /* same layer shapes, a deeper stack for up to 64 stages */
+        m.layers = j.model.layers = layers;
+        j.recompute = RECOMPUTE_FULL; /* 8 of these layers fit 80 GB only so */
+    }
+    j.batch = D * 128;
     plan p;
-    plan_1024(&p, &t);
+    plan_world(&p, &t, S, D, m.layers);
     sim_options o;
     sim_options_default(&o);
     sim_detail d;
-    double t0 = now_s();
-    if (sim_detail_run(&t, &j, &p, &o, &d, &e)) {
-        printf("bench sim.1024: failed: %s\n", e.msg);
-    } else {
-        double dt = now_s() - t0;
-        printf("bench sim.1024: one iteration of 1,024 GPUs (32x32, 128 mb, %d ops, %ld events) "
-               "in %.3f s [goal < 1 s]; %.2f M events/s; simulated %.2f s (estimate %.2f s); "
-               "peak RSS %.0f MiB\n",
-               d.w.nops, d.events, dt, d.events / dt / 1e6, d.res.iteration_s,
-               d.res.est_iteration_s, peak_rss_kib() / 1024.0);
+    double t0 = now_s(), c0 = cpu_s();
+    if (!sim_detail_run(&t, &j, &p, &o, &d, &e)) {
+        r = (scale_row){1, d.w.nops, d.events, d.stale_events, now_s() - t0, cpu_s() - c0,
+                        d.res.iteration_s, d.res.est_iteration_s};
         sim_detail_free(&d);
+    } else {
+        fprintf(stderr, "bench sim.scale: %d GPUs: %s\n", S * D, e.msg);
     }
     plan_free(&p);
     topo_free(&t);
+    return r;
+}
+
+/* Runs scale_case in a child (own peak RSS, from wait4), given at most
+ * LIMIT_S of CPU. */
+#define LIMIT_S 150
+static scale_row scale_child(int S, int D, const char *model, int layers, double *rss_mib)
+{
+    scale_row r = {0};
+    int fd[2];
+    *rss_mib = 0;
+    if (pipe(fd))
+        return r;
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fd[0]);
+        struct rlimit lim = {LIMIT_S, LIMIT_S};
+        setrlimit(RLIMIT_CPU, &lim);
+        scale_row x = scale_case(S, D, model, layers);
+        ssize_t w = write(fd[1], &x, sizeof x);
+        _exit(w == (ssize_t)sizeof x ? 0 : 1);
+    }
+    close(fd[1]);
+    if (pid < 0 || read(fd[0], &r, sizeof r) != (ssize_t)sizeof r)
+        r.ok = 0;
+    close(fd[0]);
+    int st;
+    struct rusage ru;
+    if (pid > 0 && wait4(pid, &st, 0, &ru) == pid)
+        *rss_mib = ru.ru_maxrss / 1024.0;
+    return r;
+}
+
+static void scale_line(const char *label, const scale_row *r, double rss)
+{
+    if (!r->ok) {
+        printf("  %-6s failed or did not finish within %d s of CPU\n", label, LIMIT_S);
+        return;
+    }
+    printf("  %-6s %9d %9.2f %8.3f %8.3f %10ld %6.1f%% %9.2f %9.0f\n", label, r->ops,
+           r->iter_s, r->wall, r->cpu, r->events, r->events ? 100.0 * r->stale / r->events : 0,
+           r->events / r->cpu / 1e6, rss);
+}
+
+static void bench_scale(int only_1024)
+{
+    int Ss[] = {8, 16, 32, 64};
+    scale_row rows[4] = {{0}};
+    char label[16];
+    printf("bench sim.scale: one iteration, S x S GPUs = S sites x S pipelines of S 1F1B stages "
+           "(stage k in site k), 128 microbatches, gpt3_6.7b layers x 64 (full recomputation), shared 10 Gbps WAN, "
+           "hierarchical sync\n");
+    printf("  %-6s %9s %9s %8s %8s %10s %7s %9s %9s\n", "GPUs", "ops", "iter_s", "wall_s",
+           "cpu_s", "events", "stale", "Mev/s", "RSS_MiB");
+    double rss;
+    for (int i = 0; i < 4 && !only_1024; i++) {
+        rows[i] = scale_child(Ss[i], Ss[i], "gpt3_6.7b", 64, &rss);
+        snprintf(label, sizeof label, "%d", Ss[i] * Ss[i]);
+        scale_line(label, &rows[i], rss);
+    }
+    if (rows[0].ok && rows[3].ok)
+        printf("  growth 64 -> 4,096 GPUs: %.0fx ops, %.0fx CPU: CPU ~ ops^%.2f "
+               "[goal: linear, exponent 1 +/- 0.2]\n",
+               (double)rows[3].ops / rows[0].ops, rows[3].cpu / rows[0].cpu,
+               log(rows[3].cpu / rows[0].cpu) / log((double)rows[3].ops / rows[0].ops));
+    scale_row r = scale_child(32, 32, "gpt3_6.7b", 0, &rss);
+    printf("  the issue's 1,024-GPU case (32 x 32, gpt3_6.7b) [goal < 0.25 s, < 64 MiB]:\n");
+    scale_line("1024", &r, rss);
+}
+
+/* 256 GPUs (8 sites x 4 nodes x 8), each sending `bytes` to every other at
+ * t = 0: 65,280 flows through NICs and 56 shared WAN links. */
+static void alltoall_run(void)
+{
+    topology t;
+    gt_err e;
+    if (sites_json(&t, 8, 8, 4, &e)) {
+        printf("bench sim.alltoall: skipped: %s\n", e.msg);
+        return;
+    }
+    int G = t.ngpus, nf = G * (G - 1);
+    network net;
+    eventq q;
+    if (net_init(&net, &t, nf, -1, 0, &e) || eventq_init(&q, 2L * nf)) {
+        printf("bench sim.alltoall: skipped: out of memory\n");
+        topo_free(&t);
+        return;
+    }
+    double t0 = now_s(), c0 = cpu_s();
+    for (int a = 0; a < G; a++)
+        for (int b = 0; b < G; b++)
+            if (a != b) {
+                int id = net_flow_new(&net, a, b, 1e7, 0, 0);
+                eventq_push(&q, cost_ns(net_flow_latency(&net, id)), 0, id, 0);
+            }
+    event ev;
+    long events = 0;
+    int64_t last = 0;
+    while (eventq_pop(&q, &ev)) {
+        events++;
+        int rc = ev.kind == 0 ? net_flow_start(&net, ev.id, ev.time, &q, 1)
+                              : net_flow_done_event(&net, ev.id, ev.version, ev.time, &q, 1);
+        if (rc < 0)
+            break;
+        last = ev.time > last ? ev.time : last;
+    }
+    printf("bench sim.alltoall: 256 endpoints x 255, 10 MB each (%d flows, %ld events): "
+           "%.3f s wall, %.3f s CPU [goal < 0.5 s]; last flow ends at %.3f s simulated\n",
+           nf, events, now_s() - t0, cpu_s() - c0, last * 1e-9);
+    eventq_free(&q);
+    net_free(&net);
+    topo_free(&t);
+}
+
+/* The all-to-all in a child held to LIMIT_S of CPU. */
+static void bench_alltoall(void)
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        struct rlimit lim = {LIMIT_S, LIMIT_S};
+        setrlimit(RLIMIT_CPU, &lim);
+        alltoall_run();
+        fflush(stdout);
+        _exit(0);
+    }
+    int st = 0;
+    if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+        printf("bench sim.alltoall: 256 endpoints x 255: did not finish within %d s of CPU "
+               "[goal < 0.5 s]\n", LIMIT_S);
 }
 
 static void bench_estimator(void)
@@ -147,24 +311,30 @@ static void bench_estimator(void)
             p.pipes[d].microbatches = ms[k];
         est_summary s;
         long n = 0;
-        double t0 = now_s(), dt;
+        double t0 = cpu_s(), dt;
         do {
             estimate_plan(&t, &j, &p, &s, &e);
             n++;
-        } while ((dt = now_s() - t0) < 1.0);
-        printf("bench sim.estimator: %.0f evaluations/s of a 64-GPU plan (8x8, %d microbatches "
-               "per pipeline) [goal >= 100,000]\n", n / dt, ms[k]);
+        } while ((dt = cpu_s() - t0) < 1.0);
+        printf("bench sim.estimator: %.0f evaluations/CPU-s of a 64-GPU plan (8x8, %d microbatches "
+               "per pipeline) [goal >= %s]\n", n / dt, ms[k], k ? "200,000" : "100,000");
     }
     plan_free(&p);
     topo_free(&t);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
     mallopt(M_MMAP_THRESHOLD, 256 << 20); /* as geotrain's main does */
     mallopt(M_TRIM_THRESHOLD, 512 << 20);
-    bench_eventq();
-    bench_1024();
-    bench_estimator();
+    const char *only = argc > 1 ? argv[1] : "";
+    if (!*only || !strcmp(only, "eventq"))
+        bench_eventq();
+    if (!*only || !strcmp(only, "scale") || !strcmp(only, "1024"))
+        bench_scale(!strcmp(only, "1024"));
+    if (!*only || !strcmp(only, "alltoall"))
+        bench_alltoall();
+    if (!*only || !strcmp(only, "estimator"))
+        bench_estimator();
     return 0;
 }

@@ -4,7 +4,8 @@
  * max-min; the TCP cap binds when connections * window / RTT is below the
  * link rate (and throughput rises linearly with K until the link rate);
  * under `temporal` two equal flows end at S/C and 2S/C, under `fair` both
- * at 2S/C. */
+ * at 2S/C; on a `per_pair` link k flows of one endpoint pair get C/k each
+ * while flows of different pairs do not slow each other. */
 #include "testutil.h"
 
 #include "sim/cost.h"
@@ -53,6 +54,8 @@ static void run_flows(const topology *t, int nf, const int *src, const int *dst,
     }
     event ev;
     while (eventq_pop(&q, &ev)) {
+        if (ev.kind == EV_DONE) /* one addressable event per flow: never stale */
+            assert_int_equal(ev.version, net.flows[ev.id].version);
         if (ev.kind == 2)
             assert_int_equal(net_flow_start(&net, ev.id, ev.time, &q, EV_DONE), 0);
         else if (net_flow_done_event(&net, ev.id, ev.version, ev.time, &q, EV_DONE) == 1)
@@ -169,6 +172,190 @@ static void test_temporal_vs_fair(void **state)
     }
 }
 
+/* Addressable events against a brute-force oracle: random pushes, moves of
+ * handles (earlier and later) and pops; every pop must return the pending
+ * entry of least (time, order of its last scheduling), each handle at most
+ * once pending. */
+static void test_eventq_set_oracle(void **state)
+{
+    (void)state;
+    enum { H = 40, MAXP = 4000 };
+    typedef struct pending { int64_t time; uint64_t order; int handle, live; } pending;
+    static pending pend[MAXP];
+    int np = 0;
+    uint64_t order = 0, x = 777;
+    eventq q;
+    assert_int_equal(eventq_init(&q, 4), 0);
+    for (int step = 0; step < 20000; step++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        int op = (int)(x >> 60) % 3;
+        int64_t t = (int64_t)((x >> 20) % 64);
+        if (op == 0 && np < MAXP) { /* plain push */
+            assert_int_equal(eventq_push(&q, t, 0, -1, 0), 0);
+            pend[np++] = (pending){t, order++, -1, 1};
+        } else if (op == 1 && np < MAXP) { /* (re)schedule a handle */
+            int h = (int)((x >> 8) % H);
+            for (int i = 0; i < np; i++)
+                if (pend[i].live && pend[i].handle == h)
+                    pend[i].live = 0;
+            assert_int_equal(eventq_set(&q, h, t, 1, h, 0), 0);
+            pend[np++] = (pending){t, order++, h, 1};
+        } else { /* pop */
+            int best = -1;
+            for (int i = 0; i < np; i++)
+                if (pend[i].live && (best < 0 || pend[i].time < pend[best].time ||
+                                     (pend[i].time == pend[best].time &&
+                                      pend[i].order < pend[best].order)))
+                    best = i;
+            event ev;
+            if (best < 0) {
+                assert_int_equal(eventq_pop(&q, &ev), 0);
+                continue;
+            }
+            assert_int_equal(eventq_pop(&q, &ev), 1);
+            assert_int_equal(ev.time, pend[best].time);
+            assert_int_equal(ev.handle, pend[best].handle);
+            pend[best].live = 0;
+        }
+        if (np == MAXP) { /* compact */
+            int k = 0;
+            for (int i = 0; i < np; i++)
+                if (pend[i].live)
+                    pend[k++] = pend[i];
+            np = k;
+        }
+    }
+    eventq_free(&q);
+}
+
+/* Site a: node 0 with GPUs 0, 1 and node 1 with GPU 2; site b: node 2 with
+ * GPUs 3, 4. NICs 100 Gbps; link a-b per_pair at `gbps`, 10 ms, TCP cap far
+ * above it. `pair` is "" (node pairs, the default) or "gpu". */
+static void make_pair_topo(topology *t, double gbps, const char *pair)
+{
+    char buf[1024], pf[32] = "";
+    if (*pair)
+        snprintf(pf, sizeof pf, ",\"pair\":\"%s\"", pair);
+    int n = snprintf(buf, sizeof buf,
+        "{\"name\":\"pp\",\"sites\":["
+        "{\"id\":\"a\",\"nodes\":[{\"gpu\":\"a100_sxm_80gb\",\"count\":2,\"nic_gbps\":100},"
+        "{\"gpu\":\"a100_sxm_80gb\",\"count\":1,\"nic_gbps\":100}],"
+        "\"lan\":{\"gbps\":100,\"latency_ms\":0}},"
+        "{\"id\":\"b\",\"nodes\":[{\"gpu\":\"a100_sxm_80gb\",\"count\":2,\"nic_gbps\":100}],"
+        "\"lan\":{\"gbps\":100,\"latency_ms\":0}}],"
+        "\"links\":[{\"a\":\"a\",\"b\":\"b\",\"gbps\":%g,\"latency_ms\":10,"
+        "\"sharing\":\"per_pair\"%s}],"
+        "\"tcp\":{\"window_mb\":1000,\"connections\":1000}}", gbps, pf);
+    gt_err e;
+    assert_int_equal(topo_parse(t, "pp", buf, (size_t)n, NULL, &e), 0);
+}
+
+/* k equal flows between one endpoint pair all start at the same instant:
+ * max-min gives each C/k, so all end at latency + k S / C (k = 1 is the lone
+ * flow; before pairs were resources each flow ran at C and ended at S / C). */
+static void test_per_pair_k_flows(void **state)
+{
+    (void)state;
+    topology t;
+    make_pair_topo(&t, 1, "");
+    for (int k = 1; k <= 6; k++) {
+        int src[6], dst[6];
+        int64_t end[6];
+        for (int i = 0; i < k; i++) {
+            src[i] = 2;
+            dst[i] = 3;
+        }
+        run_flows(&t, k, src, dst, 1e8, end);
+        double expect = 0.010 + k * 1e8 / GBPS;
+        for (int i = 0; i < k; i++)
+            assert_true(rel_diff(end[i] * 1e-9, expect) < 1e-9);
+    }
+    /* the rates themselves, right after both of two flows started */
+    network net;
+    eventq q;
+    gt_err e;
+    assert_int_equal(net_init(&net, &t, 2, -1, 0, &e), 0);
+    assert_int_equal(eventq_init(&q, 8), 0);
+    for (int i = 0; i < 2; i++) {
+        int id = net_flow_new(&net, 2, 3, 1e9, i, 0);
+        assert_int_equal(net_flow_start(&net, id, 0, &q, EV_DONE), 0);
+    }
+    assert_true(net.flows[0].rate == GBPS / 2 && net.flows[1].rate == GBPS / 2);
+    eventq_free(&q);
+    net_free(&net);
+    topo_free(&t);
+}
+
+/* Flows of different endpoint pairs over one per_pair link each get the
+ * whole pair rate. Node scope: 0->3 and 2->3 are node pairs (0,2) and (1,2),
+ * so both end at S / C; 0->3 and 1->4 are both node pair (0,2) and share it
+ * (2 S / C). With "pair": "gpu" those last two are different GPU pairs. */
+static void test_per_pair_independent(void **state)
+{
+    (void)state;
+    const char *scope[] = {"", "node", "gpu"};
+    for (int s = 0; s < 3; s++) {
+        topology t;
+        make_pair_topo(&t, 1, scope[s]);
+        int64_t end[2];
+        int src1[] = {0, 2}, dst1[] = {3, 3};
+        run_flows(&t, 2, src1, dst1, 1e8, end);
+        for (int i = 0; i < 2; i++)
+            assert_true(rel_diff(end[i] * 1e-9, 0.010 + 1e8 / GBPS) < 1e-9);
+        int src2[] = {0, 1}, dst2[] = {3, 4};
+        run_flows(&t, 2, src2, dst2, 1e8, end);
+        double expect = 0.010 + (s == 2 ? 1 : 2) * 1e8 / GBPS;
+        for (int i = 0; i < 2; i++)
+            assert_true(rel_diff(end[i] * 1e-9, expect) < 1e-9);
+        topo_free(&t);
+    }
+}
+
+/* Resource keys: a per-pair key lies above every other layout key, is the
+ * same for GPUs of one node pair (node scope), and differs per GPU pair in
+ * GPU scope; the path's third resource carries the link's rate. */
+static void test_per_pair_keys(void **state)
+{
+    (void)state;
+    for (int s = 0; s < 2; s++) {
+        topology t;
+        make_pair_topo(&t, 2, s ? "gpu" : "");
+        long base = 2L * t.ngpus + 2L * t.nnodes + (long)t.nsites * t.nsites;
+        topo_res r1[3], r2[3];
+        assert_int_equal(topo_path_resources(&t, 0, 3, r1), 3);
+        assert_int_equal(topo_path_resources(&t, 1, 4, r2), 3);
+        assert_true(r1[2].key >= base && r2[2].key >= base);
+        assert_true(r1[2].cap == 2 * GBPS);
+        assert_true(s ? r1[2].key != r2[2].key : r1[2].key == r2[2].key);
+        assert_true(topo_path_resources(&t, 3, 0, r2) == 3 && r2[2].key != r1[2].key);
+        topo_free(&t);
+    }
+}
+
+/* "pair" needs per_pair sharing and one of node / gpu. */
+static void test_per_pair_bad_field(void **state)
+{
+    (void)state;
+    const char *bad[] = {
+        "\"sharing\":\"shared\",\"pair\":\"gpu\"",
+        "\"sharing\":\"per_pair\",\"pair\":\"site\"",
+    };
+    for (int k = 0; k < 2; k++) {
+        char buf[1024];
+        int n = snprintf(buf, sizeof buf,
+            "{\"name\":\"x\",\"sites\":["
+            "{\"id\":\"a\",\"nodes\":[{\"gpu\":\"a100_sxm_80gb\",\"count\":1,\"nic_gbps\":100}],"
+            "\"lan\":{\"gbps\":100,\"latency_ms\":0}},"
+            "{\"id\":\"b\",\"nodes\":[{\"gpu\":\"a100_sxm_80gb\",\"count\":1,\"nic_gbps\":100}],"
+            "\"lan\":{\"gbps\":100,\"latency_ms\":0}}],"
+            "\"links\":[{\"a\":\"a\",\"b\":\"b\",\"gbps\":1,\"latency_ms\":10,%s}]}", bad[k]);
+        topology t;
+        gt_err e;
+        assert_int_not_equal(topo_parse(&t, "x.json", buf, (size_t)n, NULL, &e), 0);
+        assert_non_null(strstr(e.msg, "links[0].pair"));
+    }
+}
+
 /* The heap pops in (time, insertion) order. */
 static void test_eventq_order(void **state)
 {
@@ -180,7 +367,7 @@ static void test_eventq_order(void **state)
         x = x * 6364136223846793005ULL + 1442695040888963407ULL;
         assert_int_equal(eventq_push(&q, (int64_t)(x >> 54), 0, i, 0), 0);
     }
-    event prev = {-1, 0, 0, -1, 0}, ev;
+    event prev = {-1, 0, 0, -1, 0, -1}, ev;
     int n = 0;
     while (eventq_pop(&q, &ev)) {
         assert_true(ev.time > prev.time || (ev.time == prev.time && ev.id > prev.id));
@@ -197,7 +384,9 @@ int main(void)
         cmocka_unit_test(test_lone_flow),        cmocka_unit_test(test_two_flows_share),
         cmocka_unit_test(test_three_flows_maxmin), cmocka_unit_test(test_shared_nic),
         cmocka_unit_test(test_tcp_cap),          cmocka_unit_test(test_temporal_vs_fair),
-        cmocka_unit_test(test_eventq_order),
+        cmocka_unit_test(test_eventq_order),     cmocka_unit_test(test_per_pair_k_flows),
+        cmocka_unit_test(test_per_pair_independent), cmocka_unit_test(test_per_pair_keys),
+        cmocka_unit_test(test_per_pair_bad_field), cmocka_unit_test(test_eventq_set_oracle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
