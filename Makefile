@@ -1,8 +1,9 @@
 # GeoTrain — build, test, bench, experiments.
 #
 #   make              libgeotrain.a and ./geotrain (installs missing packages first)
-#   make test         cmocka suite, then the same suite under ASan + UBSan, and the
-#                     bad-input corpus through an ASan + UBSan geotrain
+#   make test         cmocka suite, the README's commands (doc-test), the suite
+#                     under ASan + UBSan, the bad-input corpus through an ASan +
+#                     UBSan geotrain, the installed library, a clang build
 #   make bench        speed figures (printed, never asserted)
 #   make experiments  every experiment of DESIGN section 9 + figures + report
 #   make memcheck     the suite under valgrind memcheck
@@ -51,7 +52,7 @@ BENCH_SRC:= $(sort $(wildcard tests/bench_*.c))
 BENCH_BIN:= $(BENCH_SRC:tests/%.c=$(BUILD)/tests/%)
 DEPS_OK  := $(BUILD)/.deps-ok
 
-.PHONY: FORCE all deps test test-unit test-asan test-corpus-san test-corpus-ubsan test-clang test-mpi test-mpi-if-built build-asan/geotrain-asan-tests bench experiments plots install clean memcheck fuzz
+.PHONY: FORCE all deps test doc-test test-unit test-asan test-corpus-san test-corpus-ubsan test-clang test-mpi test-mpi-if-built build-asan/geotrain-asan-tests bench experiments plots install clean memcheck fuzz
 
 all: $(BIN)
 
@@ -97,7 +98,11 @@ $(BUILD)/tests/%: tests/%.c $(CLI_LIB) $(LIB) tests/testutil.h
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(shell pkg-config --cflags cmocka) -o $@ $< $(CLI_LIB) $(LIB) \
 	    $(shell pkg-config --libs cmocka) $(LDLIBS)
 
-test: test-unit test-asan test-clang test-mpi-if-built
+test: test-unit doc-test test-asan test-clang test-mpi-if-built
+
+# Every command of the README's tour, run and compared with what the README shows.
+doc-test: $(BIN)
+	@sh tests/doc_test.sh
 
 # The MPI checks (tests/mpi_test.sh: study and plan --islands on 2 ranks =
 # one process) need `make MPI=1` and Open MPI; `make test` runs them when

@@ -13,7 +13,7 @@ set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 readme=${1:-$root/README.md}
 w=$(mktemp -d); trap 'rm -rf "$w"' EXIT
-for d in geotrain topologies traces tests; do ln -s "$root/$d" "$w/$d"; done
+for d in geotrain topologies traces tests validation; do ln -s "$root/$d" "$w/$d"; done
 
 awk -v dir="$w" '
     /^```console/ { inblock = 1; next }
@@ -21,11 +21,11 @@ awk -v dir="$w" '
     !inblock { next }
     cont { sub(/\\$/, "", $0); printf "%s", $0 > cmd; cont = /\\$/ ? 1 : 0
            if (!cont) printf "\n" > cmd; next }
-    /^\$ / { n++; cmd = sprintf("%s/cmd%03d.sh", dir, n); exp = sprintf("%s/exp%03d.txt", dir, n)
+    /^\$ / { n++; cmd = sprintf("%s/cmd%03d.sh", dir, n); ex = sprintf("%s/exp%03d.txt", dir, n)
              line = substr($0, 3); cont = (line ~ /\\$/); sub(/\\$/, "", line)
              printf "%s", line > cmd; if (!cont) printf "\n" > cmd
-             printf "" > exp; next }
-    n { print > exp }
+             printf "" > ex; next }
+    n { print > ex }
 ' "$readme"
 
 fold() { sed 's/[[:space:]][[:space:]]*/ /g; s/^ //; s/ $//'; }
