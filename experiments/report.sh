@@ -167,6 +167,7 @@ rm -rf "$SEC"; mkdir -p "$SEC"
           [ -n "$m" ] && printf '**Run.** %s mode, %s s on this machine (`%s/%s/`).\n\n' "$m" "$r" "$(results_rel)" "$id" )
         cat "$SEC/$id.md"
     done
+    if [ -f "$EXP/references.md" ]; then echo; cat "$EXP/references.md"; fi
 } >"$tmp" || { rm -f "$tmp"; rm -rf "$SEC"; exit 1; }
 
 rm -rf "$SEC"
