@@ -1,8 +1,6 @@
 /* cli.c — shared command-line handling (see cli.h). */
 #include "cli/cli.h"
 
-#include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "cli/suggest.h"
+#include "sim/grammar.h"
 
 const char CLI_JOB_HELP[] =
     "Job (docs/models.md, Job):\n"
@@ -62,26 +61,37 @@ int cli_value(const char *cmd, int argc, char **argv, int *i, const char **out)
     return 0;
 }
 
+/* Numbers on the command line follow the input files' grammar
+ * (sim/grammar.h): no hex, sign '+', spaces, inf/nan or overflow, so that
+ * `--batch 0x10` or `--batch ' 5'` is refused, not read as 16 or 5. */
 int cli_long(const char *cmd, const char *opt, const char *s, long lo, long hi, long *out)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (*s == '\0' || *end != '\0' || errno == ERANGE || v < lo || v > hi) {
+    long long v;
+    if (gram_long(s, &v)) {
+        cli_usage_error(cmd, "%s expects a decimal integer in [%ld, %ld] (digits only, no "
+                             "sign, space or leading zero), got '%s'", opt, lo, hi,
+                        gram_printable(s, (char[96]){0}, 96));
+        return -1;
+    }
+    if (v < lo || v > hi) {
         cli_usage_error(cmd, "%s expects an integer in [%ld, %ld], got '%s'", opt, lo, hi, s);
         return -1;
     }
-    *out = v;
+    *out = (long)v;
     return 0;
 }
 
 int cli_double(const char *cmd, const char *opt, const char *s, double lo, double hi,
                double *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (*s == '\0' || *end != '\0' || errno == ERANGE || !isfinite(v) || v < lo || v > hi) {
+    double v;
+    if (gram_number(s, &v)) {
+        cli_usage_error(cmd, "%s expects a finite decimal number in [%g, %g] (e.g. 12.5 or "
+                             "1e-3; no hex, inf, nan or spaces), got '%s'", opt, lo, hi,
+                        gram_printable(s, (char[96]){0}, 96));
+        return -1;
+    }
+    if (v < lo || v > hi) {
         cli_usage_error(cmd, "%s expects a number in [%g, %g], got '%s'", opt, lo, hi, s);
         return -1;
     }

@@ -263,18 +263,21 @@ typedef struct avail_state {
 
 /* Index of the node called `name`, adding it on first sight. A linear scan
  * is fine: the published traces have at most a few hundred node names. */
-static int node_index(avail_trace *a, avail_state *st, const char *name, gt_err *e,
-                      const char *path)
+static int node_index(avail_trace *a, avail_state *st, const char *name, const csv_reader *r,
+                      int col, gt_err *e)
 {
     for (int i = 0; i < a->nnodes; i++)
         if (strcmp(a->nodes[i], name) == 0)
             return i;
-    int c1 = st->cap_nodes, c2 = st->cap_nodes;
+    int c1 = st->cap_nodes, c2 = st->cap_nodes, c3 = st->cap_nodes;
     if (grow((void **)&a->nodes, &c1, a->nnodes + 1, sizeof *a->nodes) ||
-        grow((void **)&st->live, &c2, a->nnodes + 1, 1))
-        return gt_fail(e, "%s: out of memory", path);
+        grow((void **)&st->live, &c2, a->nnodes + 1, 1) ||
+        grow((void **)&a->node_at, &c3, a->nnodes + 1, sizeof *a->node_at))
+        return gt_fail(e, "%s: out of memory", r->path);
     st->cap_nodes = c1;
     memcpy(a->nodes[a->nnodes], name, strlen(name) + 1);
+    a->node_at[a->nnodes][0] = r->line; /* where it first appears, for later errors */
+    a->node_at[a->nnodes][1] = csv_col_at(r, col);
     st->live[a->nnodes] = 0;
     return a->nnodes++;
 }
@@ -305,7 +308,7 @@ static int avail_row(const csv_reader *r, const int *col, avail_trace *a, avail_
     if (a->n > 0 && t_ns < a->ev[a->n - 1].t_ns)
         return gt_fail(e, "%s:%d: column 'time_s': %g is before the previous event's %g; "
                           "times must not decrease", r->path, r->line, t_s, st->prev_s);
-    int node = node_index(a, st, name, e, r->path);
+    int node = node_index(a, st, name, r, col[2], e);
     if (node < 0)
         return -1;
     if (kind == AVAIL_ADD && st->live[node])
@@ -349,6 +352,7 @@ void avail_free(avail_trace *a)
 {
     free(a->ev);
     free(a->nodes);
+    free(a->node_at);
     memset(a, 0, sizeof *a);
 }
 

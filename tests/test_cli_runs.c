@@ -154,6 +154,63 @@ static void test_lists_refused(void **state)
     tu_run_free(&r);
 }
 
+/* Numbers on the command line follow the one grammar (sim/grammar.h): the
+ * spellings strtol/strtod would take (hex, spaces, inf, overflow) are refused
+ * with a message naming the option; the documented range ends are accepted. */
+static void expect_refused(const char *want, const char *const *args)
+{
+    tu_run r;
+    assert_int_equal(tu_geotrainv(&r, args), 0);
+    if (r.status != 2 || !strstr(r.err, want))
+        fail_msg("%s %s: status %d, stderr: %s", args[0], args[1], r.status, r.err);
+    tu_run_free(&r);
+}
+
+static void test_numbers_refused(void **state)
+{
+    (void)state;
+    static const char BATCH[] = "geotrain plan: --batch expects a decimal integer in [1, "
+                                "100000000] (digits only, no sign, space or leading zero), got ";
+    char want[256];
+    const char *bad_batch[] = {"0x10", " 5", "+5", "05", "1e3", "5 ", ""};
+    for (size_t i = 0; i < sizeof bad_batch / sizeof *bad_batch; i++) {
+        snprintf(want, sizeof want, "%s'%s'\n", BATCH, bad_batch[i]);
+        const char *a[] = {"plan", "-t", CASE5, "-m", "gpt3-xl", "--batch", bad_batch[i],
+                           "-o", "/tmp/gt-never.plan.json", NULL};
+        expect_refused(want, a);
+    }
+    const char *a1[] = {"plan", "-t", CASE5, "-m", "gpt3-xl", "--batch", "0", "-o",
+                        "/tmp/gt-never.plan.json", NULL};
+    expect_refused("geotrain plan: --batch expects an integer in [1, 100000000], got '0'\n", a1);
+    const char *a2[] = {"plan", "-t", CASE5, "-m", "gpt3-xl", "--objective", "weighted:inf",
+                        "-o", "/tmp/gt-never.plan.json", NULL};
+    expect_refused("geotrain plan: objective \"weighted:inf\": weighted: needs a finite "
+                   "decimal number in [0, 1] after ':'\n", a2);
+    const char *a3[] = {"plan", "-t", CASE5, "-m", "gpt3-xl", "--objective",
+                        "energy-within:0x1", "-o", "/tmp/gt-never.plan.json", NULL};
+    expect_refused("energy-within: needs a finite decimal number in [0, 1e+06]", a3);
+    const char *a4[] = {"topo", "gen", "--gpus", "1e400", "-o", "-", NULL};
+    expect_refused("geotrain topo gen: --gpus expects a decimal integer in [1, 200000] (digits "
+                   "only, no sign, space or leading zero), got '1e400'\n", a4);
+    const char *a5[] = {"topo", "gen", "--bw-scale", "inf", "-o", "-", NULL};
+    expect_refused("geotrain topo gen: --bw-scale expects a finite decimal number in [1e-09, "
+                   "1e+06] (e.g. 12.5 or 1e-3; no hex, inf, nan or spaces), got 'inf'\n", a5);
+    const char *a6[] = {"topo", "gen", "--seed", "4294967296", "-o", "-", NULL};
+    expect_refused("--seed expects an integer in [0, 4294967295], got '4294967296'", a6);
+    const char *a7[] = {"topo", "gen", "--gpus-dist", "zipf:0x2", "-o", "-", NULL};
+    expect_refused("zipf", a7);
+    /* the documented ends of a range are still accepted */
+    tu_run r;
+    assert_int_equal(tu_geotrain(&r, "topo", "gen", "--seed", "4294967295", "--gpus", "200000",
+                                 "--bw-jitter", "0.999999", "-o", "/dev/null", NULL), 0);
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+    assert_int_equal(tu_geotrain(&r, "topo", "gen", "--seed", "0", "--gpus", "1", "--sites",
+                                 "1", "--pue", "10", "-o", "/dev/null", NULL), 0);
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+}
+
 /* Refused before anything runs: the input is unchanged, no output appears. */
 static void test_outputs_refused(void **state)
 {
@@ -491,6 +548,7 @@ int main(void)
         cmocka_unit_test(test_model_list_typable),
         cmocka_unit_test(test_equals_form),
         cmocka_unit_test(test_lists_refused),
+        cmocka_unit_test(test_numbers_refused),
         cmocka_unit_test(test_outputs_refused),
         cmocka_unit_test(test_timeline_format),
         cmocka_unit_test(test_tcp_connections_reach_estimate),

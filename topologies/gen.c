@@ -23,6 +23,7 @@
 
 #include "sim/csv.h"
 #include "sim/datadir.h"
+#include "sim/grammar.h"
 
 #define GBPS 125000000.0           /* bytes/s in one Gbit/s */
 #define EARTH_RADIUS_KM 6371.0
@@ -545,16 +546,10 @@ const char *topogen_gpu_alias(const char *name)
     return name;
 }
 
-/* A whole string as a finite number. */
+/* A whole string as a finite number (the one grammar, sim/grammar.h). */
 static int parse_num(const char *s, double *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (!*s || *end || errno == ERANGE || !isfinite(v))
-        return -1;
-    *out = v;
-    return 0;
+    return gram_number(s, out);
 }
 
 static int add_pool(gen_plan *p, int region)
