@@ -176,12 +176,39 @@ int cli_job_plannable(const job *j, gt_err *e)
     return 0;
 }
 
+int cli_model_resolve(const char *arg, model_spec *m, gt_err *e)
+{
+    int rc = model_resolve(arg, m, e);
+    if (rc != MODEL_UNKNOWN)
+        return rc;
+    char(*names)[64];
+    int n;
+    gt_err ne;
+    if (model_typable_names(&names, &n, &ne))
+        return -1; /* keep the first error */
+    const char **ptr = malloc(sizeof *ptr * (size_t)(n ? n : 1));
+    const char *near = NULL;
+    if (ptr) {
+        for (int i = 0; i < n; i++)
+            ptr[i] = names[i];
+        near = cli_nearest(arg, ptr, (size_t)n);
+    }
+    if (near) {
+        char msg[sizeof e->msg];
+        snprintf(msg, sizeof msg, "%s", e->msg);
+        gt_fail(e, "%s; did you mean '%s'?", msg, near);
+    }
+    free(ptr);
+    free(names);
+    return -1;
+}
+
 int cli_load_job(cli_common *c, job *j, gt_err *e)
 {
     if (!c->model_arg)
         return gt_fail(e, "no model given (-m MODEL)");
     model_spec m;
-    if (model_resolve(c->model_arg, &m, e))
+    if (cli_model_resolve(c->model_arg, &m, e))
         return -1;
     job_defaults(j, &m);
     if (c->batch > 0)

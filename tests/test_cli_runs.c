@@ -60,6 +60,24 @@ static void test_did_you_mean(void **state)
     assert_int_equal(tu_geotrain(&r, "topo", "shwo", "x", NULL), 0);
     assert_non_null(strstr(r.err, "did you mean 'topo show'?"));
     tu_run_free(&r);
+    /* a mistyped model id: the nearest name users type, aliases included */
+    const char *typo[][2] = {{"gpt3-xll", "gpt3-xl"}, {"lama2-7b", "llama2-7b"},
+                             {"opt-1.3", "opt-1.3b"}};
+    for (int i = 0; i < 3; i++) {
+        char want[96];
+        snprintf(want, sizeof want, "; or give a JSON file); did you mean '%s'?\n", typo[i][1]);
+        assert_int_equal(tu_geotrain(&r, "model", "show", typo[i][0], NULL), 0);
+        assert_int_equal(r.status, 1);
+        assert_true(strncmp(r.err, "error: unknown model '", 22) == 0);
+        size_t n = strlen(r.err), w = strlen(want);
+        if (n < w || strcmp(r.err + n - w, want))
+            fail_msg("model show %s: %s", typo[i][0], r.err);
+        tu_run_free(&r);
+    }
+    /* far from every name: the list only, no guess */
+    assert_int_equal(tu_geotrain(&r, "model", "show", "frobnicator", NULL), 0);
+    assert_null(strstr(r.err, "did you mean"));
+    tu_run_free(&r);
 }
 
 static char *deterministic(const char *path, bool study);
