@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "sim/csv.h"
 #include "testutil.h"
@@ -227,6 +228,95 @@ static void test_numbers_refused(void **state)
                                  "1", "--pue", "10", "-o", "/dev/null", NULL), 0);
     assert_int_equal(r.status, 0);
     tu_run_free(&r);
+}
+
+/* crc32 of a file, computed here with zlib (the value the sidecar must carry). */
+static unsigned long file_crc32(const char *path)
+{
+    size_t len = 0;
+    char *t = tu_read_file(path, &len);
+    assert_non_null(t);
+    unsigned long c = crc32(crc32(0L, Z_NULL, 0), (const unsigned char *)t, (uInt)len);
+    free(t);
+    return c;
+}
+
+/* A study's CSV stays one kind of row; FILE.provenance.json says what wrote
+ * it, one block per invocation that added rows. */
+static void test_study_provenance(void **state)
+{
+    (void)state;
+    char dir[64], csv[128], prov[160];
+    assert_non_null(tu_mkdtemp(dir));
+    snprintf(csv, sizeof csv, "%s/s.csv", dir);
+    snprintf(prov, sizeof prov, "%s.provenance.json", csv);
+    const char *args[] = {"study", "-q", "--topologies", "1", "--gpus", "8", "--sites", "2",
+                          "--planners", "greedy", "-m", TINY, "--batch", "16", "-o", csv, NULL};
+    tu_run r;
+    assert_int_equal(tu_geotrainv(&r, args), 0);
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+    char *text = tu_read_file(csv, NULL);
+    assert_non_null(text);
+    assert_null(strchr(text, '#'));          /* no comment lines in the CSV */
+    free(text);
+    json_error_t je;
+    json_t *root = json_load_file(prov, 0, &je);
+    assert_non_null(root);
+    assert_string_equal(json_string_value(json_object_get(root, "csv")), csv);
+    assert_int_equal(json_integer_value(json_object_get(root, "rows")), 1);
+    json_t *inv = json_object_get(root, "invocations");
+    assert_int_equal(json_array_size(inv), 1);
+    json_t *b = json_array_get(inv, 0);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "geotrain study -q --topologies 1 --gpus 8 --sites 2 --planners "
+             "greedy -m %s --batch 16 -o %s", TINY, csv);
+    assert_string_equal(json_string_value(json_object_get(b, "command")), cmd);
+    assert_int_equal(json_integer_value(json_object_get(b, "rows_added")), 1);
+    assert_true(json_is_true(json_object_get(b, "complete")));
+    /* the model file is an input, with its zlib crc32 */
+    json_t *in = json_object_get(b, "inputs");
+    bool seen_model = false;
+    for (size_t i = 0; i < json_array_size(in); i++) {
+        json_t *f = json_array_get(in, i);
+        if (strcmp(json_string_value(json_object_get(f, "path")), TINY))
+            continue;
+        char hex[16];
+        snprintf(hex, sizeof hex, "%08lx", file_crc32(TINY) & 0xffffffffUL);
+        assert_string_equal(json_string_value(json_object_get(f, "crc32")), hex);
+        seen_model = true;
+    }
+    assert_true(seen_model);
+    json_decref(root);
+    /* a rerun that adds nothing leaves the sidecar as it was */
+    char *before = tu_read_file(prov, NULL);
+    assert_int_equal(tu_geotrainv(&r, args), 0);
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+    char *after = tu_read_file(prov, NULL);
+    assert_string_equal(before, after);
+    free(before);
+    free(after);
+    /* a sidecar that is not one is refused before any run, not overwritten */
+    char *rows = tu_read_file(csv, NULL);
+    assert_int_equal(tu_write_file(prov, "{\"x\": 1}\n"), 0);
+    const char *more[] = {"study", "-q", "--topologies", "2", "--gpus", "8", "--sites", "2",
+                          "--planners", "greedy", "-m", TINY, "--batch", "16", "-o", csv, NULL};
+    assert_int_equal(tu_geotrainv(&r, more), 0);
+    assert_int_equal(r.status, 1);
+    char want[256];
+    snprintf(want, sizeof want, "error: %s: not a study provenance file (expected an object "
+             "with an \"invocations\" array); move it away or use another -o\n", prov);
+    assert_string_equal(r.err, want);
+    tu_run_free(&r);
+    text = tu_read_file(prov, NULL);
+    assert_string_equal(text, "{\"x\": 1}\n");
+    free(text);
+    text = tu_read_file(csv, NULL);
+    assert_string_equal(text, rows);       /* the second topology's row was not added */
+    free(text);
+    free(rows);
+    tu_rmtree(dir);
 }
 
 /* Refused before anything runs: the input is unchanged, no output appears. */
@@ -567,6 +657,7 @@ int main(void)
         cmocka_unit_test(test_equals_form),
         cmocka_unit_test(test_lists_refused),
         cmocka_unit_test(test_numbers_refused),
+        cmocka_unit_test(test_study_provenance),
         cmocka_unit_test(test_outputs_refused),
         cmocka_unit_test(test_timeline_format),
         cmocka_unit_test(test_tcp_connections_reach_estimate),
