@@ -4,6 +4,8 @@
 #include "infile.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -217,6 +219,18 @@ int csv_col(const csv_reader *r, const char *name, int required, gt_err *e)
     return -1;
 }
 
+int csv_fail_at(const csv_reader *r, int col, gt_err *e, const char *fmt, ...)
+{
+    char why[sizeof e->msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    const char *name = col >= 0 && col < r->nhead ? r->head[col] : "?";
+    return gt_fail(e, "%s:%d:%d: column '%s': %s", r->path, r->line, csv_col_at(r, col), name,
+                   why);
+}
+
 int csv_col_at(const csv_reader *r, int col)
 {
     /* a short row's missing field "starts" one past the end of the line */
@@ -236,23 +250,19 @@ int csv_double(const csv_reader *r, int col, double lo, double hi, int allow_emp
                double dflt, double *out, gt_err *e)
 {
     const char *s = csv_get(r, col);
-    const char *name = col >= 0 && col < r->nhead ? r->head[col] : "?";
-    int at = csv_col_at(r, col);
     if (*s == '\0') {
         if (allow_empty) {
             *out = dflt;
             return 0;
         }
-        return gt_fail(e, "%s:%d:%d: column '%s': empty, expected a number", r->path,
-                       r->line, at, name);
+        return csv_fail_at(r, col, e, "empty, expected a number");
     }
     double v;
     if (gram_number(s, &v))
-        return gt_fail(e, "%s:%d:%d: column '%s': '%s' is not a finite number (decimal, e.g. "
-                          "12.5 or 1e-3)", r->path, r->line, at, name, s);
+        return csv_fail_at(r, col, e, "'%s' is not a finite number (decimal, e.g. 12.5 or "
+                                      "1e-3)", s);
     if (v < lo || v > hi)
-        return gt_fail(e, "%s:%d:%d: column '%s': %g out of range [%g, %g]", r->path,
-                       r->line, at, name, v, lo, hi);
+        return csv_fail_at(r, col, e, "%g out of range [%g, %g]", v, lo, hi);
     *out = v;
     return 0;
 }
@@ -260,15 +270,12 @@ int csv_double(const csv_reader *r, int col, double lo, double hi, int allow_emp
 int csv_long(const csv_reader *r, int col, long lo, long hi, long *out, gt_err *e)
 {
     const char *s = csv_get(r, col);
-    const char *name = col >= 0 && col < r->nhead ? r->head[col] : "?";
-    int at = csv_col_at(r, col);
     long v;
     if (gram_integer(s, &v))
-        return gt_fail(e, "%s:%d:%d: column '%s': '%s' is not an integer (decimal digits, no "
-                          "sign, space or leading zero)", r->path, r->line, at, name, s);
+        return csv_fail_at(r, col, e, "'%s' is not an integer (decimal digits, no sign, "
+                                      "space or leading zero)", s);
     if (v < lo || v > hi)
-        return gt_fail(e, "%s:%d:%d: column '%s': %ld out of range [%ld, %ld]", r->path,
-                       r->line, at, name, v, lo, hi);
+        return csv_fail_at(r, col, e, "%ld out of range [%ld, %ld]", v, lo, hi);
     *out = v;
     return 0;
 }

@@ -47,6 +47,10 @@ int csv_split(char *line, const char *path, int lineno, char **out, int max, int
 
 /* Column index by name, or -1 (with an error naming the file) when required. */
 int csv_col(const csv_reader *r, const char *name, int required, gt_err *e);
+/* "FILE:LINE:COL: column 'name': " then fmt, into e; returns -1. The error of
+ * every reader about one field of the current row. */
+int csv_fail_at(const csv_reader *r, int col, gt_err *e, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* 1-based character column where field `col` of the current row starts
  * (for errors that say file:line:column). */
 int csv_col_at(const csv_reader *r, int col);

@@ -43,7 +43,7 @@ static int read_model_row(const csv_reader *r, const int *col, model_spec *m, gt
     memset(m, 0, sizeof *m);
     const char *id = csv_get(r, col[0]);
     if (!*id || strlen(id) >= sizeof m->id)
-        return gt_fail(e, "%s:%d: column 'id': empty or too long", r->path, r->line);
+        return csv_fail_at(r, col[0], e, "empty or too long");
     snprintf(m->id, sizeof m->id, "%s", id);
     long v[7];
     for (int i = 0; i < 7; i++)
@@ -66,8 +66,7 @@ static int read_model_row(const csv_reader *r, const int *col, model_spec *m, gt
     else if (strcmp(norm, "rmsnorm") == 0)
         m->norm = NORM_RMSNORM;
     else
-        return gt_fail(e, "%s:%d: column 'norm': '%s', expected layernorm or rmsnorm",
-                       r->path, r->line, norm);
+        return csv_fail_at(r, col[11], e, "'%s', expected layernorm or rmsnorm", norm);
     if (csv_double(r, col[13], 0, 1e15, 1, 0, &m->params_published, e))
         return -1;
     char where[512];

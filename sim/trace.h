@@ -86,6 +86,7 @@ typedef struct profile_row {
     int b, seq;
     int64_t fwd_ns, bwd_ns;           /* one microbatch through one layer of `kind` */
     int line;                         /* line in the file (for errors) */
+    int model_col;                    /* column of its model field (for errors) */
 } profile_row;
 
 typedef struct profile {

@@ -71,7 +71,7 @@ static const expect TOPO[] = {
     {"trace-nan.json", 13, "\"../support", "links[0].trace",
      "nan.csv:3:3: column 'gbps': 'nan' is not a finite number"},
     {"trace-too-slow.json", 13, "\"../support", "links[0].trace",
-     "too-slow.csv:3: column 'gbps': bandwidth must be in [1e-09, 1e+07] (got 1e-12)"},
+     "too-slow.csv:3:3: column 'gbps': bandwidth must be in [1e-09, 1e+07] (got 1e-12)"},
     {"unknown-field.json", 4, "20", "links[0].latency", "unknown field \"latency\""},
     {"unknown-gpu.json", 4, "\"h9000\"", "sites[0].nodes[1].gpu", "unknown GPU type \"h9000\""},
     {"unknown-site-in-link.json", 4, "\"zz\"", "links[0].b", "unknown site \"zz\""},
@@ -149,7 +149,7 @@ static const expect MODEL[] = {
     {NULL, 0, NULL, NULL, NULL}};
 
 static const expect AVAIL[] = {
-    {"bom-then-bad-row.csv", 4, NULL, NULL, "column 'node': 'nX' is removed while not present"},
+    {"bom-then-bad-row.csv", 4, "nX", NULL, "column 'node': 'nX' is removed while not present"},
     {"duplicate-column.csv", 2, NULL, NULL,
      "column 'node' appears twice in the header (columns 3 and 4)"},
     {"hex-time.csv", 3, "0x10", NULL, "column 'time_s': '0x10' is not a finite number"},
@@ -166,7 +166,7 @@ static const expect PROFILE[] = {
      "column 'fwd_ms' appears twice in the header (columns 6 and 7)"},
     {"hex-float.csv", 3, "0x1p0", NULL, "column 'fwd_ms': '0x1p0' is not a finite number"},
     {"leading-zero-integer.csv", 3, "01", NULL, "column 'b': '01' is not an integer"},
-    {"row-for-another-model.csv", 4, NULL, NULL,
+    {"row-for-another-model.csv", 4, "gpt3_1.3b", NULL,
      "column 'model': 'gpt3_1.3b' is not the job's model 'tiny'"},
     {NULL, 0, NULL, NULL, NULL}};
 

@@ -777,8 +777,8 @@ static void test_gpu_catalog_bad_rows(void **state)
     } cases[] = {
         {"g,G,16,300,65,70,20,0.4,16\n", NULL, 0},
         {"g,G,nan,300,65,70,20,0.4,16\n", ":2:5: column 'memory_gib': 'nan' is not a finite number", 0},
-        {"g,G,16,300,65,70,20,0.4,16\ng,G,16,300,65,70,20,0.4,16\n", ":3: column 'id': duplicate", 0},
-        {"g,G,16,300,65,70,80,0.4,16\n", ":2: column 'idle_w': 80 must be below tdp_w 70", 0},
+        {"g,G,16,300,65,70,20,0.4,16\ng,G,16,300,65,70,20,0.4,16\n", ":3:1: column 'id': duplicate", 0},
+        {"g,G,16,300,65,70,80,0.4,16\n", ":2:18: column 'idle_w': 80 must be below tdp_w 70", 0},
         {"g,G,16,300,65,70,20,0,16\n", ":2:21: column 'efficiency': 0 out of range", 0},
         {"g,G,16,300,65,70,20,0.4\n", ":2: 8 fields, expected 9", 0},
         {"g,G,1e999,300,65,70,20,0.4,16\n", "'1e999' is not a finite number", 0},

@@ -14,14 +14,15 @@
 /* tables                                                                    */
 /* ======================================================================== */
 
-static int provider_index(topogen_data *d, const char *name, const csv_reader *r, gt_err *e)
+static int provider_index(topogen_data *d, const char *name, const csv_reader *r, int col,
+                          gt_err *e)
 {
     for (int i = 0; i < d->nprov; i++)
         if (strcmp(d->providers[i], name) == 0)
             return i;
     if (d->nprov == TOPOGEN_MAX_PROVIDERS || !*name || strlen(name) >= 16)
-        return gt_fail(e, "%s:%d: column 'provider': '%s' (empty, too long, or more than %d "
-                          "providers)", r->path, r->line, name, TOPOGEN_MAX_PROVIDERS);
+        return csv_fail_at(r, col, e, "'%s' (empty, too long, or more than %d providers)",
+                           name, TOPOGEN_MAX_PROVIDERS);
     memcpy(d->providers[d->nprov], name, strlen(name) + 1);
     return d->nprov++;
 }
@@ -38,8 +39,8 @@ static int copy_field(const csv_reader *r, int col, char *out, size_t cap, gt_er
 {
     const char *s = csv_get(r, col);
     if (!*s || strlen(s) >= cap)
-        return gt_fail(e, "%s:%d: column '%s': '%s' is empty or longer than %zu characters",
-                       r->path, r->line, r->head[col], s, cap - 1);
+        return csv_fail_at(r, col, e, "'%s' is empty or longer than %zu characters", s,
+                           cap - 1);
     memcpy(out, s, strlen(s) + 1);
     return 0;
 }
@@ -60,11 +61,10 @@ static int read_region(const csv_reader *r, const int *c, topogen_data *d, topog
         csv_double(r, c[RC_CARBON], 0, 5000, 0, 0, &g->carbon_g_per_kwh, e) ||
         csv_double(r, c[RC_LAN], 0, 1e3, 0, 0, &g->lan_latency_ms, e))
         return -1;
-    if ((g->prov = provider_index(d, csv_get(r, c[RC_PROV]), r, e)) < 0)
+    if ((g->prov = provider_index(d, csv_get(r, c[RC_PROV]), r, c[RC_PROV], e)) < 0)
         return -1;
     if (gen_region_find(d, g->id) >= 0)
-        return gt_fail(e, "%s:%d: column 'region_id': '%s' appears twice", r->path, r->line,
-                       g->id);
+        return csv_fail_at(r, c[RC_ID], e, "'%s' appears twice", g->id);
     g->carbon_estimate = strncmp(csv_get(r, c[RC_CSRC]), "ESTIMATE", 8) == 0;
     return 0;
 }
@@ -126,12 +126,10 @@ static int read_measure(const csv_reader *r, int vcol, int dcol, double *v, char
         return -1;
     const char *s = csv_get(r, dcol);
     if (isnan(*v) != !*s)
-        return gt_fail(e, "%s:%d: column '%s': a value needs its dataset in '%s' and a "
-                          "dataset needs a value", r->path, r->line, r->head[vcol],
-                       r->head[dcol]);
+        return csv_fail_at(r, vcol, e, "a value needs its dataset in '%s' and a dataset "
+                                       "needs a value", r->head[dcol]);
     if (strlen(s) >= 32)
-        return gt_fail(e, "%s:%d: column '%s': longer than 31 characters", r->path, r->line,
-                       r->head[dcol]);
+        return csv_fail_at(r, dcol, e, "longer than 31 characters");
     memcpy(ds, s, strlen(s) + 1);
     return 0;
 }
@@ -141,8 +139,8 @@ static int wan_endpoint(const csv_reader *r, int col, const topogen_data *d, int
 {
     *out = gen_region_find(d, csv_get(r, col));
     if (*out < 0)
-        return gt_fail(e, "%s:%d: column '%s': unknown region '%s' (not in regions.csv)",
-                       r->path, r->line, r->head[col], csv_get(r, col));
+        return csv_fail_at(r, col, e, "unknown region '%s' (not in regions.csv)",
+                           csv_get(r, col));
     return 0;
 }
 
@@ -153,7 +151,7 @@ static int read_wan_row(const csv_reader *r, const int *c, topogen_data *d, gt_e
         return -1;
     size_t ab = (size_t)a * n + b, ba = (size_t)b * n + a;
     if (a == b)
-        return gt_fail(e, "%s:%d: column 'b': a region paired with itself", r->path, r->line);
+        return csv_fail_at(r, c[WC_B], e, "a region paired with itself");
     if (*d->lat_ds[ab] || *d->bw_ds[ab] || *d->bw_ds[ba] || !isnan(d->lat_ms[ab]))
         return gt_fail(e, "%s:%d: pair %s-%s appears twice", r->path, r->line,
                        d->regions[a].id, d->regions[b].id);
