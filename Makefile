@@ -141,7 +141,7 @@ build-asan/geotrain-asan-tests: $(TEST_BIN) $(BUILD)/geotrain
 # binary built in $(BUILD) — under test-asan that is ASan + UBSan with
 # -fno-sanitize-recover=all, so any overflow or UB in a refused input's path
 # aborts the binary and fails the test (the suite above runs ./geotrain).
-$(BUILD)/geotrain: $(BUILD)/geotrain.o $(LIB)
+$(BUILD)/geotrain: $(BUILD)/geotrain.o $(CLI_LIB) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 test-corpus-san: $(BUILD)/geotrain $(BUILD)/tests/test_bad_inputs

@@ -1,8 +1,6 @@
 /* cli.c — shared command-line handling (see cli.h). */
 #include "cli/cli.h"
 
-#include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "cli/suggest.h"
+#include "sim/grammar.h"
 
 const char CLI_JOB_HELP[] =
     "Job (docs/models.md, Job):\n"
@@ -70,26 +69,37 @@ int cli_value(const char *cmd, int argc, char **argv, int *i, const char **out)
     return 0;
 }
 
+/* Numbers on the command line follow the input files' grammar
+ * (sim/grammar.h): no hex, sign '+', spaces, inf/nan or overflow, so that
+ * `--batch 0x10` or `--batch ' 5'` is refused, not read as 16 or 5. */
 int cli_long(const char *cmd, const char *opt, const char *s, long lo, long hi, long *out)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (*s == '\0' || *end != '\0' || errno == ERANGE || v < lo || v > hi) {
+    long long v;
+    if (gram_long(s, &v)) {
+        cli_usage_error(cmd, "%s expects a decimal integer in [%ld, %ld] (digits only, no "
+                             "sign, space or leading zero), got '%s'", opt, lo, hi,
+                        gram_printable(s, (char[96]){0}, 96));
+        return -1;
+    }
+    if (v < lo || v > hi) {
         cli_usage_error(cmd, "%s expects an integer in [%ld, %ld], got '%s'", opt, lo, hi, s);
         return -1;
     }
-    *out = v;
+    *out = (long)v;
     return 0;
 }
 
 int cli_double(const char *cmd, const char *opt, const char *s, double lo, double hi,
                double *out)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (*s == '\0' || *end != '\0' || errno == ERANGE || !isfinite(v) || v < lo || v > hi) {
+    double v;
+    if (gram_number(s, &v)) {
+        cli_usage_error(cmd, "%s expects a finite decimal number in [%g, %g] (e.g. 12.5 or "
+                             "1e-3; no hex, inf, nan or spaces), got '%s'", opt, lo, hi,
+                        gram_printable(s, (char[96]){0}, 96));
+        return -1;
+    }
+    if (v < lo || v > hi) {
         cli_usage_error(cmd, "%s expects a number in [%g, %g], got '%s'", opt, lo, hi, s);
         return -1;
     }
@@ -209,12 +219,39 @@ int cli_job_plannable(const job *j, gt_err *e)
     return 0;
 }
 
+int cli_model_resolve(const char *arg, model_spec *m, gt_err *e)
+{
+    int rc = model_resolve(arg, m, e);
+    if (rc != MODEL_UNKNOWN)
+        return rc;
+    char(*names)[64];
+    int n;
+    gt_err ne;
+    if (model_typable_names(&names, &n, &ne))
+        return -1; /* keep the first error */
+    const char **ptr = malloc(sizeof *ptr * (size_t)(n ? n : 1));
+    const char *near = NULL;
+    if (ptr) {
+        for (int i = 0; i < n; i++)
+            ptr[i] = names[i];
+        near = cli_nearest(arg, ptr, (size_t)n);
+    }
+    if (near) {
+        char msg[sizeof e->msg];
+        snprintf(msg, sizeof msg, "%s", e->msg);
+        gt_fail(e, "%s; did you mean '%s'?", msg, near);
+    }
+    free(ptr);
+    free(names);
+    return -1;
+}
+
 int cli_load_job(cli_common *c, job *j, gt_err *e)
 {
     if (!c->model_arg)
         return gt_fail(e, "no model given (-m MODEL)");
     model_spec m;
-    if (model_resolve(c->model_arg, &m, e))
+    if (cli_model_resolve(c->model_arg, &m, e))
         return -1;
     job_defaults(j, &m);
     if (c->batch > 0)

@@ -45,6 +45,9 @@ int cli_long(const char *cmd, const char *opt, const char *s, long lo, long hi, 
 int cli_double(const char *cmd, const char *opt, const char *s, double lo, double hi,
                double *out);
 
+/* model_resolve, and for a catalog name that is not there the nearest one
+ * users type ("gpt3-xll": "...; did you mean 'gpt3-xl'?"). */
+int cli_model_resolve(const char *arg, model_spec *m, gt_err *e);
 /* Load the topology (if -t was given) and the job (if -m was given). */
 int cli_load_topology(const cli_common *c, topology *t, gt_err *e);
 int cli_load_job(cli_common *c, job *j, gt_err *e);

@@ -225,7 +225,7 @@ static int run(const sim_args *a, const topology *t, const job *j, const plan *p
     if (a->prefill) {
         prefill_opts po = {.guard_s = a->guard_ms / 1e3, .chunk_tokens = (int)a->chunk,
                            .mix_path = a->mix, .seed = a->o.seed};
-        rc = model_resolve(a->prefill, &po.model, e) || prefill_fill(t, j, p, &d, &po, &pf, e);
+        rc = cli_model_resolve(a->prefill, &po.model, e) || prefill_fill(t, j, p, &d, &po, &pf, e);
         have_pf = !rc;
     }
     if (!rc)

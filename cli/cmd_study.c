@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "cli/signals.h"
+#include "cli/study_provenance.h"
 #include "cli/commands.h"
 #include "cli/topogen_options.h"
 #include "planner/objective.h"
@@ -67,6 +68,7 @@ typedef struct study_args {
     topogen_opts topo;
     cli_common c;
     const char *models, *batches, *planners, *objective, *out, *topo_dir;
+    char prov[4200];          /* OUT.provenance.json */
     long ntopos, seeds, first_seed, generations, threads;
     double budget_s;
     bool quiet;
@@ -144,8 +146,9 @@ static int parse_args(study_args *a, int argc, char **argv, bool *help)
     if (!strcmp(a->out, "-"))
         return cli_usage_error("study", "-o -: the study appends to a file (it must be "
                                         "resumable); give a file name");
-    const char *outs[] = {a->out}, *ins[] = {a->c.profile_path, a->models};
-    if (cli_check_outputs("study", outs, 1, ins, 2))
+    study_provenance_path(a->out, a->prov, sizeof a->prov);
+    const char *outs[] = {a->out, a->prov}, *ins[] = {a->c.profile_path, a->models};
+    if (cli_check_outputs("study", outs, 2, ins, 2))
         return EXIT_USAGE;
     return EXIT_OK;
 }
@@ -342,6 +345,8 @@ static int run_study(study_args *a, const gt_par *par, volatile int *stop)
                          a->quiet ? NULL : show_progress, &b, par};
         study_summary sum;
         rc = study_run(&sp, &sum, &e);
+        if (!rc && par->rank == 0)
+            rc = study_provenance_write(a->out, a->models, a->c.profile_path, &sum, &e);
         rc = par->rank == 0 ? report(&sp, &sum, rc, &e) : rc ? EXIT_INPUT
                                                              : sum.complete ? EXIT_OK : cli_signals_exit_code();
     }
@@ -372,6 +377,9 @@ int cmd_study(int argc, char **argv)
         return rc;
     gt_par par;
     gt_err e;
+    /* before any rank starts: a bad sidecar must stop the study before a row is written */
+    if (study_provenance_check(a.out, &e))
+        return cli_input_error(&e);
     if (gt_par_begin(&par, &e))
         return cli_input_error(&e);
     if (par.foreign_size > 1)

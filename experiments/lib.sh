@@ -30,33 +30,40 @@ hms() {
 
 # --- progress (drawn by the driver's step counter on fd 3) ------------------
 # step LABEL: one unit of this experiment's work (of $STEPS) is about to start.
-# Draws a bar with the overall fraction, elapsed time and ETA; on a terminal it
-# redraws one line, otherwise it prints a line every 5 % or 30 s.
+# On a terminal it redraws one line: a bar with the overall fraction, elapsed
+# time and ETA. Otherwise (a log, a pipe, CI) it prints plain lines in the
+# binary's style (cli/progress.c): "experiments: E4 [3/12] LABEL: 42% of the
+# run, elapsed 1m05s, ETA 1m30s", at each experiment's first step (so that the
+# log says which one is running) and then at most one every
+# $GT_PROGRESS_EVERY_S seconds (default 10).
 step() {
     P_K=$(( ${P_K:-0} + 1 ))
     [ -n "${P_T0:-}" ] || return 0
     _now=$(date +%s)
     awk -v k="$P_K" -v n="${STEPS:-1}" -v done="$P_DONE" -v cur="$P_CUR" -v tot="$P_TOTAL" \
         -v t0="$P_T0" -v now="$_now" -v id="$P_ID" -v lab="$1" -v tty="${P_TTY:-0}" \
-        -v last="${P_LAST:-0}" -v lastt="${P_LASTT:-0}" 'BEGIN {
+        -v every="${GT_PROGRESS_EVERY_S:-10}" -v lastt="${P_LASTT:-0}" 'BEGIN {
         f = (k - 1) / n; if (f > 1) f = 1
         p = tot > 0 ? (done + cur * f) / tot : 0
         el = now - t0
         eta = (p > 0.02 && el > 5) ? el * (1 - p) / p : tot - done - cur * f
         if (eta < 0) eta = 0
-        w = 30; h = int(p * w + 0.5); bar = ""
-        for (i = 0; i < w; i++) bar = bar (i < h ? "#" : "-")
-        line = sprintf("[%s] %3d%%  %s %d/%d %s  elapsed %s  ETA %s", bar, int(100 * p), id,
-                       k, n, lab, t(el), t(eta))
-        pc = int(100 * p / 5)
-        if (tty) printf "\r%-110.110s", line > "/dev/stderr"
-        else if (pc > last || now - lastt >= 30) { print line > "/dev/stderr"; last = pc; lastt = now }
-        print last, lastt
+        if (tty) {
+            w = 30; h = int(p * w + 0.5); bar = ""
+            for (i = 0; i < w; i++) bar = bar (i < h ? "#" : "-")
+            printf "\r%-110.110s", sprintf("[%s] %3d%%  %s %d/%d %s  elapsed %s  ETA %s", bar,
+                   int(100 * p), id, k, n, lab, t(el), t(eta)) > "/dev/stderr"
+        } else if (k == 1 || now - lastt >= every) {
+            printf "experiments: %s [%d/%d] %s: %d%% of the run, elapsed %s, ETA %s\n", id,
+                   k, n, lab, int(100 * p), t(el), t(eta) > "/dev/stderr"
+            lastt = now
+        }
+        print lastt
     }
     function t(s) { s = int(s + 0.5); if (s < 60) return s "s";
         if (s < 3600) return sprintf("%dm%02ds", s / 60, s % 60);
         return sprintf("%dh%02dm", s / 3600, (s % 3600) / 60) }' 2>&3 >"${P_STATE:-/dev/null}"
-    [ -n "${P_STATE:-}" ] && [ -s "$P_STATE" ] && read -r P_LAST P_LASTT <"$P_STATE"
+    [ -n "${P_STATE:-}" ] && [ -s "$P_STATE" ] && read -r P_LASTT <"$P_STATE"
     return 0
 }
 

@@ -21,8 +21,10 @@
 # script, its declared INPUTS and the geotrain binary) matches; then it is
 # skipped. Each experiment runs in a scratch folder that replaces its results
 # only when it succeeds: a failed run keeps the previous good results and puts
-# its status and log beside them (last-failure, last-failure.log). The driver draws a progress bar with an ETA (from the
-# last measured runtime of each experiment, else its definition's estimate),
+# its status and log beside them (last-failure, last-failure.log). The driver
+# shows progress with an ETA (from the last measured runtime of each
+# experiment, else its definition's estimate): a bar on a terminal, plain
+# lines naming the running experiment otherwise (lib.sh, step),
 # prints each experiment's runtime, renders its figures (plots/render.sh) and
 # finally regenerates $GT_RESULTS/REPORT.md (experiments/report.sh), which is
 # rewritten only when its content changes. Exit 1 if an experiment failed.

@@ -1,8 +1,8 @@
 /* objective.c — objective parsing and evaluation (objective.h). */
 #include "objective.h"
 
-#include <errno.h>
-#include <math.h>
+#include "sim/grammar.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,12 +15,11 @@ static int parse_param(const char *s, const char *prefix, double lo, double hi, 
                        gt_err *e)
 {
     const char *v = s + strlen(prefix);
-    char *end;
-    errno = 0;
-    double x = strtod(v, &end);
-    if (*v == '\0' || *end != '\0' || errno == ERANGE || !isfinite(x) || x < lo || x > hi)
-        return gt_fail(e, "objective \"%s\": %s needs a number in [%g, %g] after ':'", s,
-                       prefix, lo, hi);
+    double x;
+    /* the one number grammar (sim/grammar.h): weighted:inf or weighted:0x1 is refused */
+    if (gram_number(v, &x) || x < lo || x > hi)
+        return gt_fail(e, "objective \"%s\": %s needs a finite decimal number in [%g, %g] "
+                          "after ':'", s, prefix, lo, hi);
     *out = x;
     return 0;
 }

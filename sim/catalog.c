@@ -13,7 +13,7 @@ static int read_row(csv_reader *r, const int *col, gpu_type *g, gt_err *e)
 {
     const char *id = csv_get(r, col[0]);
     if (!*id || strlen(id) >= sizeof g->id)
-        return gt_fail(e, "%s:%d: column 'id': empty or too long", r->path, r->line);
+        return csv_fail_at(r, col[0], e, "empty or too long");
     snprintf(g->id, sizeof g->id, "%s", id);
     snprintf(g->name, sizeof g->name, "%s", csv_get(r, col[1]));
     double mem, bw, tf, tdp, idle, eff, link;
@@ -26,8 +26,7 @@ static int read_row(csv_reader *r, const int *col, gpu_type *g, gt_err *e)
         csv_double(r, col[8], 0.1, 1e5, 0, 0, &link, e))
         return -1;
     if (idle >= tdp)
-        return gt_fail(e, "%s:%d: column 'idle_w': %g must be below tdp_w %g", r->path,
-                       r->line, idle, tdp);
+        return csv_fail_at(r, col[6], e, "%g must be below tdp_w %g", idle, tdp);
     g->mem_bytes = mem * GIB;
     g->mem_bw = bw * 1e9;
     g->peak_flops = tf * 1e12;
@@ -106,7 +105,7 @@ int gpu_catalog_load(gpu_catalog *c, const char *path, gt_err *e)
         if (read_row(&r, col, g, e) || read_kernel_cols(&r, kc, g, e))
             goto fail;
         if (gpu_catalog_find(c, g->id) >= 0) {
-            gt_fail(e, "%s:%d: column 'id': duplicate GPU id '%s'", path, r.line, g->id);
+            csv_fail_at(&r, col[0], e, "duplicate GPU id '%s'", g->id);
             goto fail;
         }
         c->n++;

@@ -4,6 +4,8 @@
 #include "infile.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,13 +26,13 @@ static int read_line(csv_reader *r, gt_err *e)
 /* A field that starts with '"' (RFC 4180): up to the closing quote, "" for
  * one quote, unquoted in place; *p moves past it. -1 when it is not closed
  * on its line or text follows the closing quote. */
-static int unquote(csv_reader *r, char **p, gt_err *e)
+static int unquote(const char *line0, const char *path, int line, char **p, gt_err *e)
 {
     char *start = *p, *w = *p, *s = *p + 1;
     for (;; s++) {
         if (*s == '\0')
-            return gt_fail(e, "%s:%d:%d: quoted field not closed on its line", r->path,
-                           r->line, (int)(start - r->buf) + 1);
+            return gt_fail(e, "%s:%d:%d: quoted field not closed on its line", path, line,
+                           (int)(start - line0) + 1);
         if (*s == '"' && s[1] == '"')
             *w++ = *s++;
         else if (*s == '"')
@@ -40,26 +42,28 @@ static int unquote(csv_reader *r, char **p, gt_err *e)
     }
     s++;
     if (*s != ',' && *s != '\0')
-        return gt_fail(e, "%s:%d:%d: text after the closing quote of a field", r->path,
-                       r->line, (int)(s - r->buf) + 1);
+        return gt_fail(e, "%s:%d:%d: text after the closing quote of a field", path, line,
+                       (int)(s - line0) + 1);
     *w = '\0';
     *p = s;
     return 0;
 }
 
-static int split(csv_reader *r, char **out, gt_err *e)
+int csv_split(char *buf, const char *path, int line, char **out, int max, int *col,
+              gt_err *e)
 {
     int n = 0;
-    char *p = r->buf;
+    char *p = buf;
     for (;;) {
-        if (n == CSV_MAX_FIELDS)
-            return gt_fail(e, "%s:%d: more than %d columns", r->path, r->line,
-                           CSV_MAX_FIELDS);
+        if (n == max)
+            return gt_fail(e, "%s:%d: more than %d columns", path, line, max);
+        if (col)
+            col[n] = (int)(p - buf) + 1;
         out[n++] = p;
         char *comma;
         if (*p == '"') {
             char *q = p;
-            if (unquote(r, &q, e))
+            if (unquote(buf, path, line, &q, e))
                 return -1;
             comma = *q == ',' ? q : NULL;
         } else {
@@ -73,21 +77,58 @@ static int split(csv_reader *r, char **out, gt_err *e)
     return n;
 }
 
-void csv_put_field(FILE *fp, const char *s)
+static int split(csv_reader *r, char **out, int *col, gt_err *e)
+{
+    return csv_split(r->buf, r->path, r->line, out, CSV_MAX_FIELDS, col, e);
+}
+
+/* The one RFC 4180 writer: `put` receives the field's text in pieces. */
+static void quote_field(const char *s, void (*put)(void *, const char *, size_t), void *ctx)
 {
     if (!s)
         s = "";
-    if (!s[strcspn(s, ",\"\r\n")]) {
-        fputs(s, fp);
+    size_t plain = strcspn(s, ",\"\r\n");
+    if (!s[plain]) {
+        put(ctx, s, plain);
         return;
     }
-    fputc('"', fp);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', fp);
-        fputc(*s, fp);
-    }
-    fputc('"', fp);
+    put(ctx, "\"", 1);
+    for (const char *q; (q = strchr(s, '"')); s = q + 1)
+        put(ctx, s, (size_t)(q - s) + 1), put(ctx, "\"", 1);
+    put(ctx, s, strlen(s));
+    put(ctx, "\"", 1);
+}
+
+static void put_file(void *fp, const char *s, size_t n)
+{
+    fwrite(s, 1, n, fp);
+}
+
+void csv_put_field(FILE *fp, const char *s)
+{
+    quote_field(s, put_file, fp);
+}
+
+typedef struct text_sink {
+    char *dst;
+    size_t cap, n;
+} text_sink;
+
+static void put_text(void *ctx, const char *s, size_t n)
+{
+    text_sink *t = ctx;
+    for (size_t i = 0; i < n; i++, t->n++)
+        if (t->n + 1 < t->cap)
+            t->dst[t->n] = s[i];
+}
+
+size_t csv_format_field(char *dst, size_t cap, const char *s)
+{
+    text_sink t = {dst, cap, 0};
+    quote_field(s, put_text, &t);
+    if (cap)
+        dst[t.n < cap ? t.n : cap - 1] = '\0';
+    return t.n;
 }
 
 static int is_skippable(const char *s)
@@ -113,7 +154,7 @@ int csv_open(csv_reader *r, const char *path, gt_err *e)
                                       r->line);
     }
     char *tmp[CSV_MAX_FIELDS];
-    int n = split(r, tmp, e);
+    int n = split(r, tmp, NULL, e);
     if (n < 0) {
         csv_close(r);
         return -1;
@@ -148,7 +189,7 @@ int csv_next(csv_reader *r, gt_err *e)
     if (r->binary)
         return gt_fail(e, "%s:%d: binary data (NUL byte), expected text", r->path,
                        r->line);
-    int n = split(r, r->field, e);
+    int n = split(r, r->field, r->col, e);
     if (n < 0)
         return -1;
     r->nfield = n;
@@ -178,6 +219,26 @@ int csv_col(const csv_reader *r, const char *name, int required, gt_err *e)
     return -1;
 }
 
+int csv_fail_at(const csv_reader *r, int col, gt_err *e, const char *fmt, ...)
+{
+    char why[sizeof e->msg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    const char *name = col >= 0 && col < r->nhead ? r->head[col] : "?";
+    return gt_fail(e, "%s:%d:%d: column '%s': %s", r->path, r->line, csv_col_at(r, col), name,
+                   why);
+}
+
+int csv_col_at(const csv_reader *r, int col)
+{
+    /* a short row's missing field "starts" one past the end of the line */
+    if (col < 0 || col >= r->nfield)
+        return r->buf ? (int)strlen(r->buf) + 1 : 1;
+    return r->col[col];
+}
+
 const char *csv_get(const csv_reader *r, int col)
 {
     if (col < 0 || col >= r->nfield)
@@ -189,22 +250,19 @@ int csv_double(const csv_reader *r, int col, double lo, double hi, int allow_emp
                double dflt, double *out, gt_err *e)
 {
     const char *s = csv_get(r, col);
-    const char *name = col >= 0 && col < r->nhead ? r->head[col] : "?";
     if (*s == '\0') {
         if (allow_empty) {
             *out = dflt;
             return 0;
         }
-        return gt_fail(e, "%s:%d: column '%s': empty, expected a number", r->path,
-                       r->line, name);
+        return csv_fail_at(r, col, e, "empty, expected a number");
     }
     double v;
     if (gram_number(s, &v))
-        return gt_fail(e, "%s:%d: column '%s': '%s' is not a finite number (decimal, e.g. "
-                          "12.5 or 1e-3)", r->path, r->line, name, s);
+        return csv_fail_at(r, col, e, "'%s' is not a finite number (decimal, e.g. 12.5 or "
+                                      "1e-3)", s);
     if (v < lo || v > hi)
-        return gt_fail(e, "%s:%d: column '%s': %g out of range [%g, %g]", r->path,
-                       r->line, name, v, lo, hi);
+        return csv_fail_at(r, col, e, "%g out of range [%g, %g]", v, lo, hi);
     *out = v;
     return 0;
 }
@@ -212,14 +270,12 @@ int csv_double(const csv_reader *r, int col, double lo, double hi, int allow_emp
 int csv_long(const csv_reader *r, int col, long lo, long hi, long *out, gt_err *e)
 {
     const char *s = csv_get(r, col);
-    const char *name = col >= 0 && col < r->nhead ? r->head[col] : "?";
     long v;
     if (gram_integer(s, &v))
-        return gt_fail(e, "%s:%d: column '%s': '%s' is not an integer (decimal digits, no "
-                          "sign, space or leading zero)", r->path, r->line, name, s);
+        return csv_fail_at(r, col, e, "'%s' is not an integer (decimal digits, no sign, "
+                                      "space or leading zero)", s);
     if (v < lo || v > hi)
-        return gt_fail(e, "%s:%d: column '%s': %ld out of range [%ld, %ld]", r->path,
-                       r->line, name, v, lo, hi);
+        return csv_fail_at(r, col, e, "%ld out of range [%ld, %ld]", v, lo, hi);
     *out = v;
     return 0;
 }

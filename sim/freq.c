@@ -31,11 +31,11 @@ static int read_freq_row(csv_reader *r, const int *col, const gpu_type *g, gpu_f
         csv_double(r, col[C_PERR], 0, 10, 0, 0, &f->p_err_max, e))
         return -1;
     if (fmin > fmax || (fmax - fmin) % step)
-        return gt_fail(e, "%s:%d: column 'f_min_mhz': %ld must be f_max_mhz %ld minus a "
-                          "multiple of step_mhz %ld", r->path, r->line, fmin, fmax, step);
+        return csv_fail_at(r, col[C_FMIN], e, "%ld must be f_max_mhz %ld minus a multiple of "
+                                             "step_mhz %ld", fmin, fmax, step);
     if (comm > g->tdp_w || comm < g->idle_w) /* the planners' energy bounds need idle <= comm */
-        return gt_fail(e, "%s:%d: column 'comm_w': %g W must be within idle_w %g and tdp_w %g "
-                          "of %s", r->path, r->line, comm, g->idle_w, g->tdp_w, g->id);
+        return csv_fail_at(r, col[C_COMM], e, "%g W must be within idle_w %g and tdp_w %g of %s",
+                           comm, g->idle_w, g->tdp_w, g->id);
     f->f_min_mhz = (int)fmin;
     f->f_max_mhz = (int)fmax;
     f->step_mhz = (int)step;
@@ -65,8 +65,7 @@ int freq_catalog_attach(gpu_catalog *c, const char *path, gt_err *e)
         gpu_freq f;
         memset(&f, 0, sizeof f);
         if (c->types[k].freq.known) {
-            gt_fail(e, "%s:%d: column 'id': duplicate GPU id '%s'", path, r.line,
-                    c->types[k].id);
+            csv_fail_at(&r, col[C_ID], e, "duplicate GPU id '%s'", c->types[k].id);
             goto fail;
         }
         if (read_freq_row(&r, col, &c->types[k], &f, e))

@@ -53,17 +53,37 @@ const char *gram_printable(const char *s, char *buf, size_t cap)
     return buf;
 }
 
-int gram_index(const char *s, size_t len, long *out)
+/* Up to `maxd` canonical digits: "0" or no leading zero. */
+static int index_digits(const char *s, size_t len, size_t maxd, long long *out)
 {
-    if (len == 0 || len > 9 || (s[0] == '0' && len > 1))
+    if (len == 0 || len > maxd || (s[0] == '0' && len > 1))
         return -1;
-    long v = 0;
+    long long v = 0;
     for (size_t i = 0; i < len; i++) {
         if (s[i] < '0' || s[i] > '9')
             return -1;
         v = v * 10 + (s[i] - '0');
     }
     *out = v;
+    return 0;
+}
+
+int gram_index(const char *s, size_t len, long *out)
+{
+    long long v;
+    if (index_digits(s, len, 9, &v))
+        return -1;
+    *out = (long)v;
+    return 0;
+}
+
+int gram_long(const char *s, long long *out)
+{
+    int neg = s[0] == '-';
+    long long v;
+    if (index_digits(s + neg, strlen(s + neg), 18, &v))
+        return -1;
+    *out = neg ? -v : v;
     return 0;
 }
 

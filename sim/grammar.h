@@ -8,6 +8,7 @@
  *   GPU id    SITE/NODE/GPU with NODE and GPU canonical indices
  *   index     "0" or [1-9][0-9]* (no sign, space, leading zero), up to 9 digits
  *   integer   an optional '-' then an index
+ *   long      an integer of up to 18 digits (command-line counts and seeds)
  *   number    decimal: -?DIGITS[.DIGITS][(e|E)[+-]DIGITS], finite; no hex
  *             (0x10), inf/nan, leading '+', '.5' or surrounding spaces */
 #ifndef GT_GRAMMAR_H
@@ -24,6 +25,8 @@ const char *gram_site_id_error(const char *id, char *buf, size_t cap);
 int gram_index(const char *s, size_t len, long *out);
 /* The whole string as an integer / a finite decimal number; 0 = ok, -1 = not. */
 int gram_integer(const char *s, long *out);
+/* As gram_integer, with up to 18 digits (fits a 64-bit long). */
+int gram_long(const char *s, long long *out);
 int gram_number(const char *s, double *out);
 
 /* s with bytes outside printable ASCII (and '"', '\\') written as \xNN, so

@@ -10,13 +10,19 @@
 #include "jsonio.h"
 #include "model_hf.h"
 
+/* Names users type for a catalog id ("gpt3-xl" is GPT-3 XL's name in Brown
+ * et al. 2020, Table 2.1). */
+static const char *const ALIASES[][2] = {{"gpt3-xl", "gpt3_1.3b"}, {"gpt3_xl", "gpt3_1.3b"}};
+enum { NALIASES = sizeof ALIASES / sizeof *ALIASES };
+
 /* "gpt3-xl" -> "gpt3_1.3b"; dashed ids -> underscored ids. */
 static void canonical_id(const char *arg, char *out, size_t cap)
 {
-    if (strcmp(arg, "gpt3-xl") == 0 || strcmp(arg, "gpt3_xl") == 0) {
-        snprintf(out, cap, "gpt3_1.3b");
-        return;
-    }
+    for (int a = 0; a < NALIASES; a++)
+        if (strcmp(arg, ALIASES[a][0]) == 0) {
+            snprintf(out, cap, "%s", ALIASES[a][1]);
+            return;
+        }
     size_t i = 0;
     for (; arg[i] && i + 1 < cap; i++)
         out[i] = arg[i] == '-' ? '_' : (char)tolower((unsigned char)arg[i]);
@@ -37,7 +43,7 @@ static int read_model_row(const csv_reader *r, const int *col, model_spec *m, gt
     memset(m, 0, sizeof *m);
     const char *id = csv_get(r, col[0]);
     if (!*id || strlen(id) >= sizeof m->id)
-        return gt_fail(e, "%s:%d: column 'id': empty or too long", r->path, r->line);
+        return csv_fail_at(r, col[0], e, "empty or too long");
     snprintf(m->id, sizeof m->id, "%s", id);
     long v[7];
     for (int i = 0; i < 7; i++)
@@ -60,8 +66,7 @@ static int read_model_row(const csv_reader *r, const int *col, model_spec *m, gt
     else if (strcmp(norm, "rmsnorm") == 0)
         m->norm = NORM_RMSNORM;
     else
-        return gt_fail(e, "%s:%d: column 'norm': '%s', expected layernorm or rmsnorm",
-                       r->path, r->line, norm);
+        return csv_fail_at(r, col[11], e, "'%s', expected layernorm or rmsnorm", norm);
     if (csv_double(r, col[13], 0, 1e15, 1, 0, &m->params_published, e))
         return -1;
     char where[512];
@@ -111,6 +116,51 @@ fail:
     return -1;
 }
 
+/* A catalog id as users type it: dashes for underscores. */
+static void typable(const char *id, char out[64])
+{
+    snprintf(out, 64, "%s", id);
+    for (char *c = out; *c; c++)
+        *c = *c == '_' ? '-' : *c;
+}
+
+/* The first (dashed) alias of a catalog id, or NULL. */
+static const char *alias_of(const char *id)
+{
+    for (int a = 0; a < NALIASES; a++)
+        if (!strcmp(ALIASES[a][1], id) && strchr(ALIASES[a][0], '-'))
+            return ALIASES[a][0];
+    return NULL;
+}
+
+int model_typable_names(char (**out)[64], int *n, gt_err *e)
+{
+    *out = NULL;
+    *n = 0;
+    char path[4096];
+    if (datadir_find("models.csv", path, sizeof path))
+        return gt_fail(e, "model catalog models.csv not found (set GEOTRAIN_DATA)");
+    model_spec *all;
+    int rows;
+    if (model_catalog_load(path, &all, &rows, e))
+        return -1;
+    char (*names)[64] = malloc(sizeof *names * (size_t)(rows + NALIASES));
+    if (!names) {
+        free(all);
+        return gt_fail(e, "out of memory");
+    }
+    int k = 0;
+    for (int i = 0; i < rows; i++)
+        typable(all[i].id, names[k++]);
+    for (int a = 0; a < NALIASES; a++)
+        if (strchr(ALIASES[a][0], '-'))
+            snprintf(names[k++], 64, "%s", ALIASES[a][0]);
+    free(all);
+    *out = names;
+    *n = k;
+    return 0;
+}
+
 int model_catalog_lookup(const char *path, const char *arg, model_spec *m, gt_err *e)
 {
     char id[64];
@@ -127,18 +177,22 @@ int model_catalog_lookup(const char *path, const char *arg, model_spec *m, gt_er
         /* the names as users type them (dashes; canonical_id maps them back) */
         char list[1024] = "";
         for (int i = 0; i < n; i++) {
-            size_t at = strlen(list);
-            strncat(list, all[i].id, sizeof list - at - 3);
-            for (char *c = list + at; *c; c++)
-                *c = *c == '_' ? '-' : *c;
-            if (!strcmp(all[i].id, "gpt3_1.3b"))
-                strncat(list, " (gpt3-xl)", sizeof list - strlen(list) - 1);
+            char typed[64];
+            typable(all[i].id, typed);
+            strncat(list, typed, sizeof list - strlen(list) - 3);
+            const char *alias = alias_of(all[i].id);
+            if (alias) {
+                strncat(list, " (", sizeof list - strlen(list) - 1);
+                strncat(list, alias, sizeof list - strlen(list) - 1);
+                strncat(list, ")", sizeof list - strlen(list) - 1);
+            }
             if (i + 1 < n)
                 strncat(list, ", ", sizeof list - strlen(list) - 1);
         }
         free(all);
-        return gt_fail(e, "unknown model '%s' (catalog %s has: %s; or give a JSON file)",
-                       arg, path, list);
+        gt_fail(e, "unknown model '%s' (catalog %s has: %s; or give a JSON file)", arg, path,
+                list);
+        return MODEL_UNKNOWN;
     }
     *m = all[found];
     free(all);

@@ -23,10 +23,17 @@ typedef struct model_spec {
     double params_published; /* 0 when unknown */
 } model_spec;
 
+/* model_resolve / model_catalog_lookup: the name is not in the catalog (the
+ * caller may suggest one of model_typable_names). */
+#define MODEL_UNKNOWN (-2)
+
 /* Resolve MODEL as given on the command line: a catalog id or alias, or a path
  * to a JSON file (anything containing '/' or ending in ".json"). */
 int model_resolve(const char *arg, model_spec *m, gt_err *e);
-/* Look an id or alias up in a catalog file. */
+/* The catalog's names as users type them (dashed ids, then aliases such as
+ * gpt3-xl): a malloc'd array of *n names the caller frees. */
+int model_typable_names(char (**out)[64], int *n, gt_err *e);
+/* Look an id or alias up in a catalog file (MODEL_UNKNOWN when absent). */
 int model_catalog_lookup(const char *path, const char *id, model_spec *m, gt_err *e);
 /* All catalog rows (for tests and `model list`); caller frees *out. */
 int model_catalog_load(const char *path, model_spec **out, int *n, gt_err *e);

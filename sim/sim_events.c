@@ -49,10 +49,11 @@ static int load_avail(sim_state *s)
     if (avail_load(s->opt->avail_trace, &av, s->e))
         return -1;
     if (av.nnodes > s->t->nnodes) { /* a node beyond the topology would be ignored */
-        gt_fail(s->e, "%s: column 'node': the trace names %d nodes but the topology %s has %d "
-                      "(node \"%s\" is the first without a topology node)",
-                s->opt->avail_trace, av.nnodes, s->t->path, s->t->nnodes,
-                av.nodes[s->t->nnodes]);
+        gt_fail(s->e, "%s:%d:%d: column 'node': node \"%s\" is the trace's node %d but the "
+                      "topology %s has %d nodes (the trace names %d)",
+                s->opt->avail_trace, av.node_at[s->t->nnodes][0], av.node_at[s->t->nnodes][1],
+                av.nodes[s->t->nnodes], s->t->nnodes + 1, s->t->path, s->t->nnodes,
+                av.nnodes);
         avail_free(&av);
         return -1;
     }

@@ -138,11 +138,9 @@ static int read_positive(const csv_reader *r, int col, const char *what, double 
     if (csv_double(r, col, -DBL_MAX, DBL_MAX, 0, 0, out, e))
         return -1;
     if (*out <= 0)
-        return gt_fail(e, "%s:%d: column '%s': %s must be > 0 (got %g)", r->path, r->line,
-                       r->head[col], what, *out);
+        return csv_fail_at(r, col, e, "%s must be > 0 (got %g)", what, *out);
     if (*out < lo || *out > hi)
-        return gt_fail(e, "%s:%d: column '%s': %s must be in [%g, %g] (got %g)", r->path,
-                       r->line, r->head[col], what, lo, hi, *out);
+        return csv_fail_at(r, col, e, "%s must be in [%g, %g] (got %g)", what, lo, hi, *out);
     return 0;
 }
 
@@ -151,11 +149,9 @@ static int read_text(const csv_reader *r, int col, char *out, size_t cap, gt_err
 {
     const char *s = csv_get(r, col);
     if (!*s)
-        return gt_fail(e, "%s:%d: column '%s': empty, expected a name", r->path, r->line,
-                       r->head[col]);
+        return csv_fail_at(r, col, e, "empty, expected a name");
     if (strlen(s) >= cap)
-        return gt_fail(e, "%s:%d: column '%s': '%s' is longer than %zu characters", r->path,
-                       r->line, r->head[col], s, cap - 1);
+        return csv_fail_at(r, col, e, "'%s' is longer than %zu characters", s, cap - 1);
     memcpy(out, s, strlen(s) + 1);
     return 0;
 }
@@ -178,11 +174,11 @@ static int bw_row(const csv_reader *r, const int *col, bwtrace *tr, int *cap, do
                                                                &gbps, e))
         return -1;
     if (tr->n == 0 && t_ns != 0)
-        return gt_fail(e, "%s:%d: column 'time_s': the first sample must be at 0 (got %g); "
-                          "the bandwidth before it would be a gap", r->path, r->line, t_s);
+        return csv_fail_at(r, col[0], e, "the first sample must be at 0 (got %g); the "
+                                         "bandwidth before it would be a gap", t_s);
     if (tr->n > 0 && t_ns <= tr->t_ns[tr->n - 1])
-        return gt_fail(e, "%s:%d: column 'time_s': %g is not after %g (line %d); times "
-                          "must increase", r->path, r->line, t_s, *prev_s, *prev_line);
+        return csv_fail_at(r, col[0], e, "%g is not after %g (line %d); times must increase",
+                           t_s, *prev_s, *prev_line);
     int c1 = *cap, c2 = *cap;
     if (grow((void **)&tr->t_ns, &c1, tr->n + 1, sizeof *tr->t_ns) ||
         grow((void **)&tr->bw, &c2, tr->n + 1, sizeof *tr->bw))
@@ -263,18 +259,21 @@ typedef struct avail_state {
 
 /* Index of the node called `name`, adding it on first sight. A linear scan
  * is fine: the published traces have at most a few hundred node names. */
-static int node_index(avail_trace *a, avail_state *st, const char *name, gt_err *e,
-                      const char *path)
+static int node_index(avail_trace *a, avail_state *st, const char *name, const csv_reader *r,
+                      int col, gt_err *e)
 {
     for (int i = 0; i < a->nnodes; i++)
         if (strcmp(a->nodes[i], name) == 0)
             return i;
-    int c1 = st->cap_nodes, c2 = st->cap_nodes;
+    int c1 = st->cap_nodes, c2 = st->cap_nodes, c3 = st->cap_nodes;
     if (grow((void **)&a->nodes, &c1, a->nnodes + 1, sizeof *a->nodes) ||
-        grow((void **)&st->live, &c2, a->nnodes + 1, 1))
-        return gt_fail(e, "%s: out of memory", path);
+        grow((void **)&st->live, &c2, a->nnodes + 1, 1) ||
+        grow((void **)&a->node_at, &c3, a->nnodes + 1, sizeof *a->node_at))
+        return gt_fail(e, "%s: out of memory", r->path);
     st->cap_nodes = c1;
     memcpy(a->nodes[a->nnodes], name, strlen(name) + 1);
+    a->node_at[a->nnodes][0] = r->line; /* where it first appears, for later errors */
+    a->node_at[a->nnodes][1] = csv_col_at(r, col);
     st->live[a->nnodes] = 0;
     return a->nnodes++;
 }
@@ -287,8 +286,7 @@ static int avail_kind_of(const csv_reader *r, int col, avail_kind *k, gt_err *e)
     else if (strcmp(s, "remove") == 0)
         *k = AVAIL_REMOVE;
     else
-        return gt_fail(e, "%s:%d: column 'event': '%s', expected add or remove", r->path,
-                       r->line, s);
+        return csv_fail_at(r, col, e, "'%s', expected add or remove", s);
     return 0;
 }
 
@@ -303,17 +301,15 @@ static int avail_row(const csv_reader *r, const int *col, avail_trace *a, avail_
         read_text(r, col[2], name, sizeof name, e))
         return -1;
     if (a->n > 0 && t_ns < a->ev[a->n - 1].t_ns)
-        return gt_fail(e, "%s:%d: column 'time_s': %g is before the previous event's %g; "
-                          "times must not decrease", r->path, r->line, t_s, st->prev_s);
-    int node = node_index(a, st, name, e, r->path);
+        return csv_fail_at(r, col[0], e, "%g is before the previous event's %g; times must "
+                                         "not decrease", t_s, st->prev_s);
+    int node = node_index(a, st, name, r, col[2], e);
     if (node < 0)
         return -1;
     if (kind == AVAIL_ADD && st->live[node])
-        return gt_fail(e, "%s:%d: column 'node': '%s' is added while already present",
-                       r->path, r->line, name);
+        return csv_fail_at(r, col[2], e, "'%s' is added while already present", name);
     if (kind == AVAIL_REMOVE && !st->live[node])
-        return gt_fail(e, "%s:%d: column 'node': '%s' is removed while not present",
-                       r->path, r->line, name);
+        return csv_fail_at(r, col[2], e, "'%s' is removed while not present", name);
     st->live[node] = kind == AVAIL_ADD;
     st->nlive += kind == AVAIL_ADD ? 1 : -1;
     if (st->nlive > a->max_live)
@@ -349,6 +345,7 @@ void avail_free(avail_trace *a)
 {
     free(a->ev);
     free(a->nodes);
+    free(a->node_at);
     memset(a, 0, sizeof *a);
 }
 
@@ -365,12 +362,10 @@ static int mix_row(const csv_reader *r, const int *col, prefill_mix *m, int *cap
         csv_double(r, col[1], -DBL_MAX, DBL_MAX, 0, 0, &p, e))
         return -1;
     if (p <= 0 || p > 1)
-        return gt_fail(e, "%s:%d: column 'probability': %g is not in (0, 1] (leave empty "
-                          "bins out)", r->path, r->line, p);
+        return csv_fail_at(r, col[1], e, "%g is not in (0, 1] (leave empty bins out)", p);
     if (m->n > 0 && tokens <= m->tokens[m->n - 1])
-        return gt_fail(e, "%s:%d: column 'prompt_tokens': %ld is not above the previous "
-                          "row's %d; lengths must increase", r->path, r->line, tokens,
-                       m->tokens[m->n - 1]);
+        return csv_fail_at(r, col[0], e, "%ld is not above the previous row's %d; lengths "
+                                         "must increase", tokens, m->tokens[m->n - 1]);
     int c1 = *cap, c2 = *cap;
     if (grow((void **)&m->tokens, &c1, m->n + 1, sizeof *m->tokens) ||
         grow((void **)&m->prob, &c2, m->n + 1, sizeof *m->prob))
@@ -444,8 +439,7 @@ static int kind_of(const csv_reader *r, int col, layer_kind *k, gt_err *e)
             *k = (layer_kind)i;
             return 0;
         }
-    return gt_fail(e, "%s:%d: column 'layer_kind': '%s', expected embedding, layer or head",
-                   r->path, r->line, s);
+    return csv_fail_at(r, col, e, "'%s', expected embedding, layer or head", s);
 }
 
 static int prof_fields(const csv_reader *r, const int *col, const gpu_catalog *cat,
@@ -461,8 +455,8 @@ static int prof_fields(const csv_reader *r, const int *col, const gpu_catalog *c
         read_positive(r, col[6], "backward time", 1e-6, 1e9, &bwd, e))
         return -1;
     if (cat && gpu_catalog_find(cat, row->gpu) < 0)
-        return gt_fail(e, "%s:%d: column 'gpu': unknown GPU type '%s' (see "
-                          "topologies/gpus.csv)", r->path, r->line, row->gpu);
+        return csv_fail_at(r, col[0], e, "unknown GPU type '%s' (see topologies/gpus.csv)",
+                           row->gpu);
     if (fwd > 1e9 || bwd > 1e9)
         return gt_fail(e, "%s:%d: a time above 1e9 ms (got %g / %g)", r->path, r->line, fwd,
                        bwd);
@@ -492,6 +486,7 @@ static int prof_row(const csv_reader *r, const int *col, const gpu_catalog *cat,
     *cap = c1;
     (*lines)[p->n] = r->line;
     row.line = r->line;
+    row.model_col = csv_col_at(r, col[1]);
     p->rows[p->n++] = row;
     return 0;
 }
@@ -519,9 +514,9 @@ int profile_check_model(const profile *p, const char *path, const char *model_id
 {
     for (int i = 0; i < p->n; i++)
         if (strcmp(p->rows[i].model, model_id) != 0)
-            return gt_fail(e, "%s:%d: column 'model': '%s' is not the job's model '%s' (a row "
-                              "for another model would be silently unused)", path,
-                           p->rows[i].line, p->rows[i].model, model_id);
+            return gt_fail(e, "%s:%d:%d: column 'model': '%s' is not the job's model '%s' (a "
+                              "row for another model would be silently unused)", path,
+                           p->rows[i].line, p->rows[i].model_col, p->rows[i].model, model_id);
     return 0;
 }
 

@@ -54,6 +54,7 @@ typedef struct avail_trace {
     avail_event *ev;
     int nnodes;
     char (*nodes)[64];                /* node names in order of first appearance */
+    int (*node_at)[2];                /* line and column of each name's first appearance */
     int max_live;                     /* most nodes present at once */
     char source[TRACE_SOURCE_MAX];
 } avail_trace;
@@ -85,6 +86,7 @@ typedef struct profile_row {
     int b, seq;
     int64_t fwd_ns, bwd_ns;           /* one microbatch through one layer of `kind` */
     int line;                         /* line in the file (for errors) */
+    int model_col;                    /* column of its model field (for errors) */
 } profile_row;
 
 typedef struct profile {

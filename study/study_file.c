@@ -14,6 +14,8 @@
 
 #include "planner/planner_run.h"
 #include "sim/atomic_file.h"
+#include "sim/csv.h"
+#include "sim/grammar.h"
 #include "sim/infile.h"
 #include "study/study_state.h"
 
@@ -30,21 +32,19 @@ void sb_add(sbuf *b, const char *fmt, ...)
     b->n = k < 0 ? b->cap : b->n + (size_t)k;
 }
 
-/* A text field, quoted when it holds a comma, quote or line break. */
+/* A text field, RFC 4180-quoted by sim/csv.c's writer. Line breaks become
+ * spaces first: the study file is read back one line per row. */
 void sb_field(sbuf *b, const char *s)
 {
-    if (!strpbrk(s, ",\"\r\n")) {
-        sb_add(b, ",%s", s);
-        return;
+    char flat[ROW_CAP];
+    snprintf(flat, sizeof flat, "%s", s);
+    for (char *c = flat; (c = strpbrk(c, "\r\n"));)
+        *c = ' ';
+    sb_add(b, ",");
+    if (b->n < b->cap) {
+        size_t need = csv_format_field(b->s + b->n, b->cap - b->n, flat);
+        b->n = need < b->cap - b->n ? b->n + need : b->cap;
     }
-    sb_add(b, ",\"");
-    for (; *s; s++) {
-        if (*s == '"')
-            sb_add(b, "\"\"");
-        else
-            sb_add(b, "%c", *s == '\n' || *s == '\r' ? ' ' : *s);
-    }
-    sb_add(b, "\"");
 }
 
 void sb_num(sbuf *b, bool ok, double v)
@@ -55,54 +55,17 @@ void sb_num(sbuf *b, bool ok, double v)
         sb_add(b, ",");
 }
 
-/* Split one line (no newline) into fields in place; returns the count, or -1
- * on a broken quote. */
-int split_csv(char *line, char **f, int max)
-{
-    int n = 0;
-    char *r = line, *w;
-    for (;;) {
-        if (n == max)
-            return -1;
-        f[n++] = w = r;
-        if (*r == '"') {
-            for (r++;; r++) {
-                if (!*r)
-                    return -1;
-                if (*r == '"' && r[1] == '"')
-                    *w++ = *r++;
-                else if (*r == '"')
-                    break;
-                else
-                    *w++ = *r;
-            }
-            r++;
-            if (*r && *r != ',')
-                return -1;
-        } else {
-            while (*r && *r != ',')
-                *w++ = *r++;
-        }
-        char end = *r;
-        *w = '\0';
-        if (!end)
-            return n;
-        r++;
-    }
-}
-
 /* Parse a row's key; -1 (with why in e) when it is not one of this study's. */
 static int parse_key(const study *s, char **f, int nf, run_key *k, gt_err *e)
 {
     const study_spec *sp = s->sp;
     if (nf != NCOLS)
         return gt_fail(e, "%d fields, expected %d", nf, NCOLS);
-    char *end;
-    long t = strtol(f[C_TOPO], &end, 10), jb;
-    if (*end || !*f[C_TOPO] || t < 0 || t >= sp->ntopos)
+    /* numbers as everywhere else (sim/grammar.h): '+1', ' 1', '0x1' are not keys */
+    long t, jb;
+    if (gram_integer(f[C_TOPO], &t) || t < 0 || t >= sp->ntopos)
         return gt_fail(e, "topology '%s' is not in 0..%d", f[C_TOPO], sp->ntopos - 1);
-    jb = strtol(f[C_JOB], &end, 10);
-    if (*end || !*f[C_JOB] || jb < 0 || jb >= sp->njobs)
+    if (gram_integer(f[C_JOB], &jb) || jb < 0 || jb >= sp->njobs)
         return gt_fail(e, "job '%s' is not in 0..%d", f[C_JOB], sp->njobs - 1);
     k->topo = (int)t;
     k->job = (int)jb;
@@ -112,8 +75,9 @@ static int parse_key(const study *s, char **f, int nf, run_key *k, gt_err *e)
             k->planner = p;
     if (k->planner < 0)
         return gt_fail(e, "planner '%s' is not in --planners", f[C_PLANNER]);
-    unsigned long long sd = strtoull(f[C_SEED], &end, 10);
-    if (*end || !*f[C_SEED] || sd < sp->first_seed || sd - sp->first_seed >= (uint64_t)sp->nseeds)
+    long long sd;
+    if (gram_long(f[C_SEED], &sd) || sd < 0 || (uint64_t)sd < sp->first_seed ||
+        (uint64_t)sd - sp->first_seed >= (uint64_t)sp->nseeds)
         return gt_fail(e, "seed '%s' is not one of this study's seeds", f[C_SEED]);
     k->seed = (int)(sd - sp->first_seed);
     return 0;
@@ -126,7 +90,8 @@ static int line_key(const study *s, const char *line, run_key *k, bool *ok, gt_e
     if (strlen(line) >= sizeof buf)
         return gt_fail(e, "line longer than %d characters", ROW_CAP);
     strcpy(buf, line);
-    int nf = split_csv(buf, f, NCOLS + 1);
+    gt_err qe; /* the caller names file and line: keep only the reason */
+    int nf = csv_split(buf, "row", 0, f, NCOLS + 1, NULL, &qe);
     if (nf < 0)
         return gt_fail(e, "broken CSV quoting");
     if (parse_key(s, f, nf, k, e))

@@ -66,12 +66,10 @@ typedef struct sbuf {
 } sbuf;
 
 void sb_add(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* A text field, quoted when it holds a comma, quote or line break. */
+/* A text field (RFC 4180 by sim/csv.c; line breaks become spaces). */
 void sb_field(sbuf *b, const char *s);
 /* A number field (empty unless ok and finite). */
 void sb_num(sbuf *b, bool ok, double v);
-/* Split one line in place into at most max fields; -1 on a broken quote. */
-int split_csv(char *line, char **f, int max);
 
 /* study_file.c (rank 0): open (check or create the header, keep the rows
  * already there, drop a partial last line), append one row, and rewrite the

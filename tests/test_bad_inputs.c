@@ -13,7 +13,8 @@
  *                          topologies that pass `topo check` but whose times
  *                          would pass the time cap (sim/timecap.h)
  *
- * CSV errors are "FILE:LINE: ..." (no column: the column is named instead).
+ * CSV errors are "FILE:LINE: ..." or, about one field, "FILE:LINE:COL: column
+ * 'name': ..." with COL the field's first character.
  *
  * Each corpus file has one row in the tables below (a file without a row, or
  * a row without a file, fails the test): the expected line, the text found at
@@ -68,9 +69,9 @@ static const expect TOPO[] = {
     {"trace-missing.json", 13, "\"../support", "links[0].trace",
      "trace file \"../support/traces/no-such-trace.csv\" not found"},
     {"trace-nan.json", 13, "\"../support", "links[0].trace",
-     "nan.csv:3: column 'gbps': 'nan' is not a finite number"},
+     "nan.csv:3:3: column 'gbps': 'nan' is not a finite number"},
     {"trace-too-slow.json", 13, "\"../support", "links[0].trace",
-     "too-slow.csv:3: column 'gbps': bandwidth must be in [1e-09, 1e+07] (got 1e-12)"},
+     "too-slow.csv:3:3: column 'gbps': bandwidth must be in [1e-09, 1e+07] (got 1e-12)"},
     {"unknown-field.json", 4, "20", "links[0].latency", "unknown field \"latency\""},
     {"unknown-gpu.json", 4, "\"h9000\"", "sites[0].nodes[1].gpu", "unknown GPU type \"h9000\""},
     {"unknown-site-in-link.json", 4, "\"zz\"", "links[0].b", "unknown site \"zz\""},
@@ -148,23 +149,24 @@ static const expect MODEL[] = {
     {NULL, 0, NULL, NULL, NULL}};
 
 static const expect AVAIL[] = {
-    {"bom-then-bad-row.csv", 4, NULL, NULL, "column 'node': 'nX' is removed while not present"},
+    {"bom-then-bad-row.csv", 4, "nX", NULL, "column 'node': 'nX' is removed while not present"},
     {"duplicate-column.csv", 2, NULL, NULL,
      "column 'node' appears twice in the header (columns 3 and 4)"},
-    {"hex-time.csv", 3, NULL, NULL, "column 'time_s': '0x10' is not a finite number"},
-    {"infinite-time.csv", 3, NULL, NULL, "column 'time_s': 'inf' is not a finite number"},
-    {"more-nodes-than-topology.csv", -1, NULL, NULL,
-     "the trace names 6 nodes but the topology tests/bad/support/topo.json has 5 (node \"n5\""},
-    {"plus-sign-time.csv", 3, NULL, NULL, "column 'time_s': '+5' is not a finite number"},
-    {"space-before-number.csv", 3, NULL, NULL, "column 'time_s': ' 5' is not a finite number"},
+    {"hex-time.csv", 3, "0x10", NULL, "column 'time_s': '0x10' is not a finite number"},
+    {"infinite-time.csv", 3, "inf", NULL, "column 'time_s': 'inf' is not a finite number"},
+    {"more-nodes-than-topology.csv", 8, "n5", NULL,
+     ":8:7: column 'node': node \"n5\" is the trace's node 6 but the topology "
+     "tests/bad/support/topo.json has 5 nodes (the trace names 6)"},
+    {"plus-sign-time.csv", 3, "+5", NULL, "column 'time_s': '+5' is not a finite number"},
+    {"space-before-number.csv", 3, " 5", NULL, "column 'time_s': ' 5' is not a finite number"},
     {NULL, 0, NULL, NULL, NULL}};
 
 static const expect PROFILE[] = {
     {"duplicate-column.csv", 2, NULL, NULL,
      "column 'fwd_ms' appears twice in the header (columns 6 and 7)"},
-    {"hex-float.csv", 3, NULL, NULL, "column 'fwd_ms': '0x1p0' is not a finite number"},
-    {"leading-zero-integer.csv", 3, NULL, NULL, "column 'b': '01' is not an integer"},
-    {"row-for-another-model.csv", 4, NULL, NULL,
+    {"hex-float.csv", 3, "0x1p0", NULL, "column 'fwd_ms': '0x1p0' is not a finite number"},
+    {"leading-zero-integer.csv", 3, "01", NULL, "column 'b': '01' is not an integer"},
+    {"row-for-another-model.csv", 4, "gpt3_1.3b", NULL,
      "column 'model': 'gpt3_1.3b' is not the job's model 'tiny'"},
     {NULL, 0, NULL, NULL, NULL}};
 
@@ -246,11 +248,19 @@ static void check_one(int kind, const char *path, const expect *x)
         /* semantic error: "error: FILE: reason" */
         CHECK(p[0] == ':' && p[1] == ' ', "expected 'FILE: reason'\n");
     } else if (kind == KIND_AVAIL || kind == KIND_PROFILE) {
-        /* CSV: "FILE:LINE: reason" */
+        /* CSV: "FILE:LINE: reason", or "FILE:LINE:COL: column 'x': reason" when the
+         * error is about one field (then COL points at the field) */
         char *end;
-        long line = strtol(p + 1, &end, 10);
+        long line = strtol(p + 1, &end, 10), col = 0;
         CHECK(*p == ':' && end > p + 1 && *end == ':', "no line number after the file\n");
         CHECK(line == x->line, "line %ld, expected %d\n", line, x->line);
+        if (end[1] >= '1' && end[1] <= '9') {
+            const char *cp = end + 1;
+            col = strtol(cp, &end, 10);
+            CHECK(*end == ':', "no ':' after the column\n");
+        }
+        CHECK(!x->at || (col > 0 && text_at(path, (int)line, (int)col, x->at)),
+              "%ld:%ld does not point at %s\n", line, col, x->at);
     } else {
         char *end;
         long line = strtol(p + 1, &end, 10);

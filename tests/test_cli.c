@@ -155,7 +155,58 @@ static void test_csv_round_trip(void **state)
     assert_int_equal(csv_next(&r, &e), -1);
     assert_non_null(strstr(e.msg, "text after the closing quote"));
     csv_close(&r);
+    /* a field's error names file:line:column, the column counted in characters
+     * from the start of the line to the field ("x" at 1, quoted "a,b" at 3,
+     * "0x1" at 9) */
+    assert_int_equal(tu_write_file(path, "a,b,c\nx,\"a,b\",0x1\n"), 0);
+    assert_int_equal(csv_open(&r, path, &e), 0);
+    assert_int_equal(csv_next(&r, &e), 1);
+    assert_int_equal(csv_col_at(&r, 0), 1);
+    assert_int_equal(csv_col_at(&r, 1), 3);
+    assert_int_equal(csv_col_at(&r, 2), 9);
+    double v;
+    assert_int_equal(csv_double(&r, 2, 0, 1, 0, 0, &v, &e), -1);
+    char want[256];
+    snprintf(want, sizeof want, "%s:2:9: column 'c': '0x1' is not a finite number (decimal, "
+             "e.g. 12.5 or 1e-3)", path);
+    assert_string_equal(e.msg, want);
+    csv_close(&r);
     tu_rmtree(dir);
+    /* the writer into a buffer: same text as into a file, snprintf-like length */
+    char small[8];
+    assert_int_equal(csv_format_field(small, sizeof small, "say \"hi\""), 12);
+    assert_string_equal(small, "\"say \"\"");
+    char big[32];
+    assert_int_equal(csv_format_field(big, sizeof big, "a,b"), 5);
+    assert_string_equal(big, "\"a,b\"");
+    assert_int_equal(csv_format_field(big, sizeof big, "plain"), 5);
+    assert_string_equal(big, "plain");
+}
+
+/* The option parser's numbers (cli_long / cli_double) take exactly the one
+ * grammar and the closed range [lo, hi]. */
+static void test_cli_numbers(void **state)
+{
+    (void)state;
+    long l;
+    double d;
+    assert_int_equal(cli_long("t", "--n", "4294967295", 0, 4294967295L, &l), 0);
+    assert_int_equal(l, 4294967295L);
+    assert_int_equal(cli_long("t", "--n", "1", 1, 5, &l), 0);
+    assert_int_equal(cli_long("t", "--n", "0", 1, 5, &l), -1);
+    assert_int_equal(cli_long("t", "--n", "6", 1, 5, &l), -1);
+    const char *bad_int[] = {"0x10", " 5", "5 ", "+5", "05", "1e3", "", "5.0",
+                             "99999999999999999999"};
+    for (size_t i = 0; i < sizeof bad_int / sizeof *bad_int; i++)
+        if (cli_long("t", "--n", bad_int[i], 0, 100, &l) != -1)
+            fail_msg("cli_long accepted '%s'", bad_int[i]);
+    assert_int_equal(cli_double("t", "--x", "1e-9", 1e-9, 1e7, &d), 0);
+    assert_true(d == 1e-9);
+    assert_int_equal(cli_double("t", "--x", "1e7", 1e-9, 1e7, &d), 0);
+    const char *bad_num[] = {"inf", "nan", "1e400", "0x1p0", " 1", "+1", ".5", "1.", ""};
+    for (size_t i = 0; i < sizeof bad_num / sizeof *bad_num; i++)
+        if (cli_double("t", "--x", bad_num[i], -1e300, 1e300, &d) != -1)
+            fail_msg("cli_double accepted '%s'", bad_num[i]);
 }
 
 /* crc32 of "123456789" is 0xcbf43926, the published check value of the
@@ -194,6 +245,7 @@ int main(void)
         cmocka_unit_test(test_check_list),
         cmocka_unit_test(test_check_outputs),
         cmocka_unit_test(test_csv_round_trip),
+        cmocka_unit_test(test_cli_numbers),
         cmocka_unit_test(test_provenance_checksum),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "sim/csv.h"
 #include "testutil.h"
@@ -59,6 +60,24 @@ static void test_did_you_mean(void **state)
     tu_run_free(&r);
     assert_int_equal(tu_geotrain(&r, "topo", "shwo", "x", NULL), 0);
     assert_non_null(strstr(r.err, "did you mean 'topo show'?"));
+    tu_run_free(&r);
+    /* a mistyped model id: the nearest name users type, aliases included */
+    const char *typo[][2] = {{"gpt3-xll", "gpt3-xl"}, {"lama2-7b", "llama2-7b"},
+                             {"opt-1.3", "opt-1.3b"}};
+    for (int i = 0; i < 3; i++) {
+        char want[96];
+        snprintf(want, sizeof want, "; or give a JSON file); did you mean '%s'?\n", typo[i][1]);
+        assert_int_equal(tu_geotrain(&r, "model", "show", typo[i][0], NULL), 0);
+        assert_int_equal(r.status, 1);
+        assert_true(strncmp(r.err, "error: unknown model '", 22) == 0);
+        size_t n = strlen(r.err), w = strlen(want);
+        if (n < w || strcmp(r.err + n - w, want))
+            fail_msg("model show %s: %s", typo[i][0], r.err);
+        tu_run_free(&r);
+    }
+    /* far from every name: the list only, no guess */
+    assert_int_equal(tu_geotrain(&r, "model", "show", "frobnicator", NULL), 0);
+    assert_null(strstr(r.err, "did you mean"));
     tu_run_free(&r);
 }
 
@@ -152,6 +171,152 @@ static void test_lists_refused(void **state)
     assert_int_equal(r.status, 2);
     assert_non_null(strstr(r.err, "empty item"));
     tu_run_free(&r);
+}
+
+/* Numbers on the command line follow the one grammar (sim/grammar.h): the
+ * spellings strtol/strtod would take (hex, spaces, inf, overflow) are refused
+ * with a message naming the option; the documented range ends are accepted. */
+static void expect_refused(const char *want, const char *const *args)
+{
+    tu_run r;
+    assert_int_equal(tu_geotrainv(&r, args), 0);
+    if (r.status != 2 || !strstr(r.err, want))
+        fail_msg("%s %s: status %d, stderr: %s", args[0], args[1], r.status, r.err);
+    tu_run_free(&r);
+}
+
+static void test_numbers_refused(void **state)
+{
+    (void)state;
+    static const char BATCH[] = "geotrain plan: --batch expects a decimal integer in [1, "
+                                "100000000] (digits only, no sign, space or leading zero), got ";
+    char want[256];
+    const char *bad_batch[] = {"0x10", " 5", "+5", "05", "1e3", "5 ", ""};
+    for (size_t i = 0; i < sizeof bad_batch / sizeof *bad_batch; i++) {
+        snprintf(want, sizeof want, "%s'%s'\n", BATCH, bad_batch[i]);
+        const char *a[] = {"plan", "-t", CASE5, "-m", "gpt3-xl", "--batch", bad_batch[i],
+                           "-o", "/tmp/gt-never.plan.json", NULL};
+        expect_refused(want, a);
+    }
+    const char *a1[] = {"plan", "-t", CASE5, "-m", "gpt3-xl", "--batch", "0", "-o",
+                        "/tmp/gt-never.plan.json", NULL};
+    expect_refused("geotrain plan: --batch expects an integer in [1, 100000000], got '0'\n", a1);
+    const char *a2[] = {"plan", "-t", CASE5, "-m", "gpt3-xl", "--objective", "weighted:inf",
+                        "-o", "/tmp/gt-never.plan.json", NULL};
+    expect_refused("geotrain plan: objective \"weighted:inf\": weighted: needs a finite "
+                   "decimal number in [0, 1] after ':'\n", a2);
+    const char *a3[] = {"plan", "-t", CASE5, "-m", "gpt3-xl", "--objective",
+                        "energy-within:0x1", "-o", "/tmp/gt-never.plan.json", NULL};
+    expect_refused("energy-within: needs a finite decimal number in [0, 1e+06]", a3);
+    const char *a4[] = {"topo", "gen", "--gpus", "1e400", "-o", "-", NULL};
+    expect_refused("geotrain topo gen: --gpus expects a decimal integer in [1, 200000] (digits "
+                   "only, no sign, space or leading zero), got '1e400'\n", a4);
+    const char *a5[] = {"topo", "gen", "--bw-scale", "inf", "-o", "-", NULL};
+    expect_refused("geotrain topo gen: --bw-scale expects a finite decimal number in [1e-09, "
+                   "1e+06] (e.g. 12.5 or 1e-3; no hex, inf, nan or spaces), got 'inf'\n", a5);
+    const char *a6[] = {"topo", "gen", "--seed", "4294967296", "-o", "-", NULL};
+    expect_refused("--seed expects an integer in [0, 4294967295], got '4294967296'", a6);
+    const char *a7[] = {"topo", "gen", "--gpus-dist", "zipf:0x2", "-o", "-", NULL};
+    expect_refused("zipf", a7);
+    /* the documented ends of a range are still accepted */
+    tu_run r;
+    assert_int_equal(tu_geotrain(&r, "topo", "gen", "--seed", "4294967295", "--gpus", "200000",
+                                 "--bw-jitter", "0.999999", "-o", "/dev/null", NULL), 0);
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+    assert_int_equal(tu_geotrain(&r, "topo", "gen", "--seed", "0", "--gpus", "1", "--sites",
+                                 "1", "--pue", "10", "-o", "/dev/null", NULL), 0);
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+}
+
+/* crc32 of a file, computed here with zlib (the value the sidecar must carry). */
+static unsigned long file_crc32(const char *path)
+{
+    size_t len = 0;
+    char *t = tu_read_file(path, &len);
+    assert_non_null(t);
+    unsigned long c = crc32(crc32(0L, Z_NULL, 0), (const unsigned char *)t, (uInt)len);
+    free(t);
+    return c;
+}
+
+/* A study's CSV stays one kind of row; FILE.provenance.json says what wrote
+ * it, one block per invocation that added rows. */
+static void test_study_provenance(void **state)
+{
+    (void)state;
+    char dir[64], csv[128], prov[160];
+    assert_non_null(tu_mkdtemp(dir));
+    snprintf(csv, sizeof csv, "%s/s.csv", dir);
+    snprintf(prov, sizeof prov, "%s.provenance.json", csv);
+    const char *args[] = {"study", "-q", "--topologies", "1", "--gpus", "8", "--sites", "2",
+                          "--planners", "greedy", "-m", TINY, "--batch", "16", "-o", csv, NULL};
+    tu_run r;
+    assert_int_equal(tu_geotrainv(&r, args), 0);
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+    char *text = tu_read_file(csv, NULL);
+    assert_non_null(text);
+    assert_null(strchr(text, '#'));          /* no comment lines in the CSV */
+    free(text);
+    json_error_t je;
+    json_t *root = json_load_file(prov, 0, &je);
+    assert_non_null(root);
+    assert_string_equal(json_string_value(json_object_get(root, "csv")), csv);
+    assert_int_equal(json_integer_value(json_object_get(root, "rows")), 1);
+    json_t *inv = json_object_get(root, "invocations");
+    assert_int_equal(json_array_size(inv), 1);
+    json_t *b = json_array_get(inv, 0);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "geotrain study -q --topologies 1 --gpus 8 --sites 2 --planners "
+             "greedy -m %s --batch 16 -o %s", TINY, csv);
+    assert_string_equal(json_string_value(json_object_get(b, "command")), cmd);
+    assert_int_equal(json_integer_value(json_object_get(b, "rows_added")), 1);
+    assert_true(json_is_true(json_object_get(b, "complete")));
+    /* the model file is an input, with its zlib crc32 */
+    json_t *in = json_object_get(b, "inputs");
+    bool seen_model = false;
+    for (size_t i = 0; i < json_array_size(in); i++) {
+        json_t *f = json_array_get(in, i);
+        if (strcmp(json_string_value(json_object_get(f, "path")), TINY))
+            continue;
+        char hex[16];
+        snprintf(hex, sizeof hex, "%08lx", file_crc32(TINY) & 0xffffffffUL);
+        assert_string_equal(json_string_value(json_object_get(f, "crc32")), hex);
+        seen_model = true;
+    }
+    assert_true(seen_model);
+    json_decref(root);
+    /* a rerun that adds nothing leaves the sidecar as it was */
+    char *before = tu_read_file(prov, NULL);
+    assert_int_equal(tu_geotrainv(&r, args), 0);
+    assert_int_equal(r.status, 0);
+    tu_run_free(&r);
+    char *after = tu_read_file(prov, NULL);
+    assert_string_equal(before, after);
+    free(before);
+    free(after);
+    /* a sidecar that is not one is refused before any run, not overwritten */
+    char *rows = tu_read_file(csv, NULL);
+    assert_int_equal(tu_write_file(prov, "{\"x\": 1}\n"), 0);
+    const char *more[] = {"study", "-q", "--topologies", "2", "--gpus", "8", "--sites", "2",
+                          "--planners", "greedy", "-m", TINY, "--batch", "16", "-o", csv, NULL};
+    assert_int_equal(tu_geotrainv(&r, more), 0);
+    assert_int_equal(r.status, 1);
+    char want[256];
+    snprintf(want, sizeof want, "error: %s: not a study provenance file (expected an object "
+             "with an \"invocations\" array); move it away or use another -o\n", prov);
+    assert_string_equal(r.err, want);
+    tu_run_free(&r);
+    text = tu_read_file(prov, NULL);
+    assert_string_equal(text, "{\"x\": 1}\n");
+    free(text);
+    text = tu_read_file(csv, NULL);
+    assert_string_equal(text, rows);       /* the second topology's row was not added */
+    free(text);
+    free(rows);
+    tu_rmtree(dir);
 }
 
 /* Refused before anything runs: the input is unchanged, no output appears. */
@@ -491,6 +656,8 @@ int main(void)
         cmocka_unit_test(test_model_list_typable),
         cmocka_unit_test(test_equals_form),
         cmocka_unit_test(test_lists_refused),
+        cmocka_unit_test(test_numbers_refused),
+        cmocka_unit_test(test_study_provenance),
         cmocka_unit_test(test_outputs_refused),
         cmocka_unit_test(test_timeline_format),
         cmocka_unit_test(test_tcp_connections_reach_estimate),

@@ -207,6 +207,33 @@ static void test_produces_csv_figure_and_section(void **state)
     free(rep);
     char *log = slurp("log");
     assert_non_null(strstr(log, "T1: done in"));
+    /* stderr is a file: plain lines, no bar and no carriage return; the
+     * first step of an experiment always prints (it says which one runs) */
+    assert_non_null(strstr(log, "experiments: T1 [1/2] first: 0% of the run, elapsed "));
+    assert_null(strchr(log, '\r'));
+    assert_null(strstr(log, "[#"));
+    assert_null(strstr(log, "[-"));
+    free(log);
+}
+
+/* Progress lines name the experiment and step and carry an ETA; their rate is
+ * GT_PROGRESS_EVERY_S (0: every step; a large value: the first step only). */
+static void test_plain_progress_lines(void **state)
+{
+    (void)state;
+    assert_int_equal(driver("GT_PROGRESS_EVERY_S=0"), 0);
+    char *log = slurp("log");
+    const char *a = strstr(log, "experiments: T1 [1/2] first: 0% of the run, elapsed ");
+    const char *b = strstr(log, "experiments: T1 [2/2] second: ");
+    assert_non_null(a);
+    assert_non_null(b);
+    assert_true(a < b);
+    assert_non_null(strstr(b, ", ETA "));
+    free(log);
+    assert_int_equal(driver("FORCE=1 GT_PROGRESS_EVERY_S=100000"), 0);
+    log = slurp("log");
+    assert_non_null(strstr(log, "experiments: T1 [1/2] first: "));
+    assert_null(strstr(log, "[2/2]"));
     free(log);
 }
 
@@ -377,6 +404,7 @@ int main(void)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_produces_csv_figure_and_section, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_plain_progress_lines, setup, teardown),
         cmocka_unit_test_setup_teardown(test_rerun_unchanged_does_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_only_and_missing_and_failing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_failed_run_keeps_previous_results, setup, teardown),

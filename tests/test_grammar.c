@@ -30,6 +30,17 @@ static void test_grammar(void **state)
         if (ok != INT[i].ok || (ok && v != INT[i].v))
             fail_msg("gram_integer(\"%s\"): ok %d v %ld", INT[i].s, ok, v);
     }
+    /* gram_long: the same grammar with up to 18 digits (command-line seeds) */
+    static const struct { const char *s; int ok; long long v; } LONG[] = {
+        {"4294967295", 1, 4294967295LL}, {"-1234567890", 1, -1234567890LL},
+        {"999999999999999999", 1, 999999999999999999LL}, {"1000000000000000000", 0, 0},
+        {"0x10", 0, 0}, {" 5", 0, 0}, {"+5", 0, 0}, {"05", 0, 0}, {"1e3", 0, 0}, {"", 0, 0}};
+    for (size_t i = 0; i < sizeof LONG / sizeof *LONG; i++) {
+        long long v = -1;
+        int ok = gram_long(LONG[i].s, &v) == 0;
+        if (ok != LONG[i].ok || (ok && v != LONG[i].v))
+            fail_msg("gram_long(\"%s\"): ok %d v %lld", LONG[i].s, ok, v);
+    }
     char buf[128];
     assert_null(gram_site_id_error("us-east.1_b", buf, sizeof buf));
     const char *bad[] = {"", "us/east", "us,east", "us east", "us\neast", "us\x01", "\"q\"",

@@ -776,10 +776,10 @@ static void test_gpu_catalog_bad_rows(void **state)
         size_t len; /* 0: strlen(rows) */
     } cases[] = {
         {"g,G,16,300,65,70,20,0.4,16\n", NULL, 0},
-        {"g,G,nan,300,65,70,20,0.4,16\n", ":2: column 'memory_gib': 'nan' is not a finite number", 0},
-        {"g,G,16,300,65,70,20,0.4,16\ng,G,16,300,65,70,20,0.4,16\n", ":3: column 'id': duplicate", 0},
-        {"g,G,16,300,65,70,80,0.4,16\n", ":2: column 'idle_w': 80 must be below tdp_w 70", 0},
-        {"g,G,16,300,65,70,20,0,16\n", ":2: column 'efficiency': 0 out of range", 0},
+        {"g,G,nan,300,65,70,20,0.4,16\n", ":2:5: column 'memory_gib': 'nan' is not a finite number", 0},
+        {"g,G,16,300,65,70,20,0.4,16\ng,G,16,300,65,70,20,0.4,16\n", ":3:1: column 'id': duplicate", 0},
+        {"g,G,16,300,65,70,80,0.4,16\n", ":2:18: column 'idle_w': 80 must be below tdp_w 70", 0},
+        {"g,G,16,300,65,70,20,0,16\n", ":2:21: column 'efficiency': 0 out of range", 0},
         {"g,G,16,300,65,70,20,0.4\n", ":2: 8 fields, expected 9", 0},
         {"g,G,1e999,300,65,70,20,0.4,16\n", "'1e999' is not a finite number", 0},
         {"", ": no GPU rows", 0},
@@ -815,7 +815,7 @@ static void test_model_catalog_overflow(void **state)
     gt_err e;
     assert_int_equal(model_catalog_load(path, &all, &n, &e), -1);
     assert_null(all);
-    assert_non_null(strstr(e.msg, ":2: column 'layers': '99999999999999999999' is not an integer"));
+    assert_non_null(strstr(e.msg, ":2:3: column 'layers': '99999999999999999999' is not an integer"));
     unlink(path);
 }
 

@@ -5,7 +5,9 @@
  *   - cli_split_equals: every "--name=value" before "--" becomes "--name"
  *     "value", everything else is kept, in order (rebuilt and compared);
  *   - cli_take_common consumes 0, 1 or 2 arguments, never runs past argc, and
- *     a value it accepts is inside the documented range;
+ *     a value it accepts is inside the documented range and in the one number
+ *     grammar (an integer's text is its canonical "%ld" form; a number's text
+ *     is decimal digits, '.', '-', and an exponent only: no hex, inf, space);
  *   - cli_check_list accepts exactly the lists with no empty item (checked
  *     character by character);
  *   - a suggestion is at most 2 edits away and the distance is symmetric. */
@@ -57,6 +59,37 @@ static void check_split(int argc, char **argv, char **copy)
     free(out);
 }
 
+/* Oracle for an accepted number's text (independent of sim/grammar.c):
+ * starts with a digit or '-', holds only digits, '.', '-', 'e'/'E' and a '+'
+ * right after the exponent letter. */
+static bool number_text_ok(const char *s)
+{
+    if (!((*s >= '0' && *s <= '9') || *s == '-'))
+        return false;
+    for (const char *p = s; *p; p++)
+        if (!((*p >= '0' && *p <= '9') || *p == '.' || *p == '-' || *p == 'e' || *p == 'E' ||
+              (*p == '+' && p > s && (p[-1] == 'e' || p[-1] == 'E'))))
+            return false;
+    return true;
+}
+
+/* An accepted integer option's value is written exactly as "%ld" prints it. */
+static void check_accepted(const cli_common *c, const char *opt, const char *v)
+{
+    static const char *const INTS[] = {"--batch", "--microbatch", "--seq", "--iterations",
+                                       "--accumulation-steps"};
+    const long *vals[] = {&c->batch, &c->microbatch, &c->seq, &c->iterations,
+                          &c->accumulation};
+    for (int k = 0; k < 5; k++)
+        if (!strcmp(opt, INTS[k])) {
+            char canon[32];
+            snprintf(canon, sizeof canon, "%ld", *vals[k]);
+            FUZZ_REQUIRE(!strcmp(canon, v), "%s '%s' accepted as %s", opt, v, canon);
+        }
+    if (!strcmp(opt, "--opt-bytes"))
+        FUZZ_REQUIRE(number_text_ok(v), "--opt-bytes '%s' accepted", v);
+}
+
 static void check_common(int argc, char **argv)
 {
     cli_common c;
@@ -67,6 +100,8 @@ static void check_common(int argc, char **argv)
         FUZZ_REQUIRE(i < argc && i - before <= 1, "moved from %d to %d of %d", before, i, argc);
         if (r < 0)
             break;
+        if (r == 1 && i == before + 1)
+            check_accepted(&c, argv[before], argv[i]);
     }
     FUZZ_REQUIRE(c.batch == -1 || (c.batch >= 1 && c.batch <= 100000000), "batch %ld", c.batch);
     FUZZ_REQUIRE(c.seq == -1 || (c.seq >= 1 && c.seq <= 10000000), "seq %ld", c.seq);
