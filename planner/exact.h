@@ -95,14 +95,14 @@ void exact_result_free(exact_result *r);
  * `obj` beats the best simulated value so far, replayed; ends when the next
  * bound cannot beat it (the estimator is a lower bound of the simulator).
  * *replayed counts the simulations (at most max_sims; proved is false when
- * that cap or a stop request ended the search). */
+ * that cap or a stop request ended the search); *above counts the replayed
+ * plans whose estimate exceeded their replay (where the lower-bound
+ * assumption fails, so the proof does not hold). */
 int exact_sim_search(exact_space *s, const objective *obj, const objective *sobj,
                      const genome *start, const volatile int *stop, int max_sims,
-                     enc_final *f, int *replayed, bool *proved, gt_err *e);
+                     enc_final *f, int *replayed, int *above, bool *proved, gt_err *e);
 /* The exact time x energy front of the space (estimates), into `a`. */
 int exact_pareto(exact_space *s, const volatile int *stop, pareto_archive *a, long *examined,
                  gt_err *e);
-/* Rough seconds the instance would take (see the header comment). */
-double exact_cost_estimate(const enc_problem *pr, double *placements);
 
 #endif

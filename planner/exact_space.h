@@ -12,7 +12,7 @@
 #define EXACT_BATCH 16      /* points estimated per parallel batch (fixed: determinism) */
 #define EXACT_OPEN 64       /* placements opened per batch */
 #define EXACT_ARCHIVE 4096  /* pareto: large enough never to thin on small instances */
-#define EXACT_OPEN_SHARE 0.05 /* share of placements expected to be opened (estimate) */
+#define EXACT_MAX_SELECTIONS 1000000 /* count vectors x shapes (memory) */
 
 typedef struct xpoint {
     int place;
@@ -21,10 +21,26 @@ typedef struct xpoint {
     obj_metrics lb;
 } xpoint;
 
+/* A selection: a shape and how many GPUs of each group it uses (counts per
+ * class, the first level of the search). */
+typedef struct xsel {
+    int S, D;
+    long off;               /* its counts in sel_cnt */
+    obj_metrics lb;         /* bound of every placement of these GPUs */
+} xsel;
+
 struct exact_space {
     const enc_problem *pr;
     int threads;
     bool par;               /* parallel work: only worth it on the larger instances */
+    /* groups of identical nodes (same site, type, GPU count, NIC): the
+     * enc_problem's node classes of group g are gnode[gfirst[g] .. +gcount[g]) */
+    int ngroup;
+    int *gfirst, *gcount, *gnode, *group_of;
+    int nsel;
+    xsel *sel;
+    int *sel_cnt;
+    /* placements generated so far (node classes per cell, row-major) */
     int nplace, capplace;
     int *pS, *pD;
     long *poff;             /* placement -> offset of its classes in cls */
@@ -33,7 +49,13 @@ struct exact_space {
     obj_metrics *plb;       /* placement bounds */
     long *pfirst;           /* first point of an opened placement, -1 = not opened */
     signed char *pnpts;     /* its number of points */
+    int *hash;              /* open addressing: placement index + 1, 0 = empty */
+    long caphash;
     long opened;
+    long visited;           /* partial placements the searches visited */
+    long max_visits;        /* deterministic work cap (no --budget-s), or 0 */
+    double deadline;        /* CLOCK_MONOTONIC seconds (--budget-s), or 0 */
+    double limit_s;
     xpoint *pts;
     long npts, cappts;
     obj_metrics *res;
@@ -47,6 +69,24 @@ int exact_grow(void **p, long *cap, long need, size_t elem);
 /* The genome of a placement: classes -> GPUs in index order per class. */
 void exact_placement_genome(const exact_space *sp, int place, int bi, int sched, int sync,
                             genome *g, int *used);
+/* Bounding a selection's placements: the key function and the threshold
+ * of the search that expands it (a placement whose key reaches thr, or that
+ * skip covers, is never generated). */
+typedef struct xprune {
+    const objective *obj;          /* NULL: by time */
+    const pareto_archive *skip;
+    double thr;
+} xprune;
+double exact_key(const xprune *x, const obj_metrics *m);
+bool exact_pruned(const xprune *x, const obj_metrics *m);
+/* Generate the placements of selection `s` that the pruning keeps (rows
+ * sorted by their groups, nodes of a group numbered by first use), adding
+ * each to the space once and its index to *out (grown as needed). Returns
+ * 0, -1 out of memory, -2 beyond the work cap or the deadline. */
+int exact_expand(exact_space *sp, int s, const xprune *x, int **out, long *n, long *cap);
+/* The refusal, once the cap or the deadline ended a search. */
+int exact_refuse(const exact_space *sp, gt_err *e);
+
 /* Decode every (microbatch size, schedule) of the placements list[0..n) not
  * opened yet, then append their feasible points in list order. */
 int exact_open_placements(exact_space *sp, const int *list, int n);

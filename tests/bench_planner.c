@@ -197,7 +197,9 @@ int main(void)
     }
     printf("== bench_planner ==\n");
     bench_exact(&d);
-    bench_memetic(&d);
+    const char *only = getenv("GEOTRAIN_BENCH_EXACT_ONLY");
+    if (!(only && *only == '1'))
+        bench_memetic(&d);
     topogen_data_free(&d);
     return 0;
 }
