@@ -39,8 +39,10 @@ static bool keyed_less(const keyed *x, const keyed *y)
 typedef struct stream {
     exact_space *sp;
     xprune x;
-    keyed *sk;               /* selections by key */
-    long ps;
+    keyed *sk;               /* heap of selections by key (the lower end of their window) */
+    long nsk;
+    double *slo;             /* per selection: keys below were generated (-inf: none) */
+    signed char *sround;     /* per selection: windows generated so far */
     keyed *ph;               /* generated placements */
     long nph, capph;
     keyed *h;                /* points */
@@ -97,32 +99,51 @@ static int stream_init(stream *st, exact_space *sp, const objective *obj,
 {
     memset(st, 0, sizeof *st);
     st->sp = sp;
-    st->x = (xprune){obj, skip, INFINITY};
+    st->x = (xprune){obj, skip, -INFINITY, INFINITY};
     st->sk = malloc(sizeof *st->sk * (size_t)(sp->nsel + 1));
-    if (!st->sk)
+    st->slo = malloc(sizeof *st->slo * (size_t)(sp->nsel + 1));
+    st->sround = calloc((size_t)sp->nsel + 1, 1);
+    if (!st->sk || !st->slo || !st->sround)
         return -1;
-    for (int s = 0; s < sp->nsel; s++)
+    for (int s = 0; s < sp->nsel; s++) {
         st->sk[s] = (keyed){key_of(st, &sp->sel[s].lb), s};
-    qsort(st->sk, (size_t)sp->nsel, sizeof *st->sk, keyed_cmp);
+        st->slo[s] = -INFINITY;
+    }
+    qsort(st->sk, (size_t)sp->nsel, sizeof *st->sk, keyed_cmp); /* sorted: a heap */
+    st->nsk = sp->nsel;
     return 0;
 }
 
 static void stream_free(stream *st)
 {
     free(st->sk);
+    free(st->slo);
+    free(st->sround);
     free(st->ph);
     free(st->h);
     free(st->list);
 }
 
-/* Generate the next selection's placements below thr into the heap. */
+/* Generate the next selection's placements into the heap, one window of
+ * keys at a time: [the lower end, a little above it), the selection going
+ * back to the heap at the upper end until the window reaches thr. So a
+ * selection's placements are generated only once the search's best value
+ * is known to be above them, not all at once under a loose threshold (the
+ * window doubles each time, so the re-walks of the tree stay few). */
+#define EXACT_WINDOW 0.01
+
 static int stream_expand(stream *st, double thr)
 {
     exact_space *sp = st->sp;
-    int s = (int)st->sk[st->ps++].idx;
+    keyed k = heap_pop(st->sk, &st->nsk);
+    int s = (int)k.idx;
     if (skipped(st, &sp->sel[s].lb))
         return 0;
-    st->x.thr = thr;
+    double w = EXACT_WINDOW * (double)(1L << st->sround[s]);
+    double hi = k.key + fmax(fabs(k.key) * w, 1e-12);
+    bool last = !(hi < thr) || !isfinite(k.key) || !isfinite(thr) || st->sround[s] >= 30;
+    st->x.lo = st->slo[s];
+    st->x.thr = last ? thr : hi;
     st->nlist = 0;
     int rc = exact_expand(sp, s, &st->x, &st->list, &st->nlist, &st->caplist);
     if (rc)
@@ -130,6 +151,13 @@ static int stream_expand(stream *st, double thr)
     for (long i = 0; i < st->nlist; i++) {
         int p = st->list[i];
         if (heap_push(&st->ph, &st->nph, &st->capph, (keyed){key_of(st, &sp->plb[p]), p}))
+            return -1;
+    }
+    if (!last) {
+        st->slo[s] = hi;
+        st->sround[s]++;
+        long cap = sp->nsel + 1;
+        if (heap_push(&st->sk, &st->nsk, &cap, (keyed){hi, s}))
             return -1;
     }
     return 0;
@@ -161,7 +189,7 @@ static int stream_next(stream *st, double thr, long *out, int max)
     exact_space *sp = st->sp;
     int n = 0;
     while (n < max) {
-        double stop = st->ps < sp->nsel ? st->sk[st->ps].key : INFINITY;
+        double stop = st->nsk ? st->sk[0].key : INFINITY;
         double ptop = st->nph ? st->ph[0].key : INFINITY;
         double htop = st->nh ? st->h[0].key : INFINITY;
         if (!(fmin(stop, fmin(ptop, htop)) < thr))

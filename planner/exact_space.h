@@ -12,7 +12,6 @@
 #define EXACT_BATCH 16      /* points estimated per parallel batch (fixed: determinism) */
 #define EXACT_OPEN 64       /* placements opened per batch */
 #define EXACT_ARCHIVE 4096  /* pareto: large enough never to thin on small instances */
-#define EXACT_MAX_SELECTIONS 1000000 /* count vectors x shapes (memory) */
 
 typedef struct xpoint {
     int place;
@@ -75,7 +74,7 @@ void exact_placement_genome(const exact_space *sp, int place, int bi, int sched,
 typedef struct xprune {
     const objective *obj;          /* NULL: by time */
     const pareto_archive *skip;
-    double thr;
+    double lo, thr;                /* generate the keys in [lo, thr) */
 } xprune;
 double exact_key(const xprune *x, const obj_metrics *m);
 bool exact_pruned(const xprune *x, const obj_metrics *m);

@@ -111,7 +111,30 @@ static void bench_exact(const topogen_data *d)
             break;
         largest = n;
     }
-    printf("  largest instance proved within 60 s: %d GPUs\n\n", largest);
+    printf("  largest instance proved within 60 s: %d GPUs\n", largest);
+    /* the goals: 24 GPUs in at most 8 classes, 64 GPUs in 4 */
+    static const struct { int gpus, sites, node; const char *mix; } goal[] = {
+        {24, 4, 3, "h100:1,a100:1"}, {64, 2, 8, "a100:1,v100:1"}};
+    for (size_t i = 0; i < sizeof goal / sizeof *goal; i++) {
+        topology t;
+        job j;
+        if (make_pool(d, goal[i].gpus, goal[i].sites, goal[i].node, goal[i].mix, &t) ||
+            make_job("gpt3_350m", 16, &j))
+            return;
+        planner_opts o = {"time", 1, 60, 0, 0, false, 0, NULL};
+        plan p;
+        planner_stats st;
+        gt_err e;
+        double t0 = now_s();
+        int rc = planner_exact(&t, &j, &o, &p, &st, &e);
+        double el = now_s() - t0;
+        printf("  goal %d GPUs (%d sites, nodes of %d, %s): %.2f s: %.200s\n", goal[i].gpus,
+               goal[i].sites, goal[i].node, goal[i].mix, el, rc ? e.msg : st.note);
+        if (!rc)
+            plan_free(&p);
+        topo_free(&t);
+    }
+    printf("\n");
 }
 
 /* --- memetic -------------------------------------------------------------------------------- */
