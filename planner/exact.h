@@ -80,7 +80,7 @@ int exact_enumerate(const enc_problem *pr, double limit_s, int threads, exact_sp
                     gt_err *e);
 void exact_space_free(exact_space *s);
 long exact_space_placements(const exact_space *s);
-long exact_space_opened(const exact_space *s);   /* placements decoded so far */
+long exact_space_opened(const exact_space *s);   /* (placement, microbatch size) units decoded */
 
 #define EXACT_TOPK 1   /* the estimate's optimum (the simulated search starts there) */
 

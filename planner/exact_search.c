@@ -150,7 +150,7 @@ static int stream_expand(stream *st, double thr)
         return rc;
     for (long i = 0; i < st->nlist; i++) {
         int p = st->list[i];
-        if (heap_push(&st->ph, &st->nph, &st->capph, (keyed){key_of(st, &sp->plb[p]), p}))
+        if (heap_push(&st->ph, &st->nph, &st->capph, (keyed){key_of(st, &sp->plb[p]), 2L * p}))
             return -1;
     }
     if (!last) {
@@ -163,20 +163,42 @@ static int stream_expand(stream *st, double thr)
     return 0;
 }
 
-/* Open the next placements (bound < thr) and push their points. */
+/* The placement heap holds placements (idx 2p: split into their units on
+ * the way out) and units (idx 2u + 1: decoded on the way out). Take the next
+ * items below thr, then decode the units not opened yet and push their
+ * points. */
 static int stream_open(stream *st, double thr)
 {
     exact_space *sp = st->sp;
-    int list[EXACT_OPEN], n = 0;
-    while (st->nph && n < EXACT_OPEN && st->ph[0].key < thr) {
-        int p = (int)heap_pop(st->ph, &st->nph).idx;
-        if (!skipped(st, &sp->plb[p]))
-            list[n++] = p;
+    long list[EXACT_OPEN], ready[2 * EXACT_OPEN];
+    int n = 0, nr = 0;
+    while (st->nph && n < EXACT_OPEN && nr < EXACT_OPEN && st->ph[0].key < thr) {
+        long idx = heap_pop(st->ph, &st->nph).idx;
+        if (idx % 2 == 0) {
+            int p = (int)(idx / 2);
+            if (skipped(st, &sp->plb[p]))
+                continue;
+            for (int bi = 0; bi < sp->pr->nb; bi++) {
+                obj_metrics lb = exact_unit_bound(sp, p, bi);
+                long u = (long)p * ENC_MAX_B + bi;
+                if (isfinite(lb.time_s) &&
+                    heap_push(&st->ph, &st->nph, &st->capph, (keyed){key_of(st, &lb), 2 * u + 1}))
+                    return -1;
+            }
+            continue;
+        }
+        long u = idx / 2;
+        if (sp->pfirst[u] >= 0)
+            ready[nr++] = u;
+        else
+            list[n++] = u;
     }
-    if (n && exact_open_placements(sp, list, n))
+    if (n && exact_open_units(sp, list, n))
         return -1;
     for (int i = 0; i < n; i++)
-        for (long x = sp->pfirst[list[i]]; x < sp->pfirst[list[i]] + sp->pnpts[list[i]]; x++)
+        ready[nr++] = list[i];
+    for (int i = 0; i < nr; i++)
+        for (long x = sp->pfirst[ready[i]]; x < sp->pfirst[ready[i]] + sp->pnpts[ready[i]]; x++)
             if (heap_push(&st->h, &st->nh, &st->caph, (keyed){key_of(st, &sp->pts[x].lb), x}))
                 return -1;
     return 0;

@@ -285,8 +285,8 @@ static int find_or_add(exact_space *sp, int S, int D, const int *c, obj_metrics 
             exact_grow((void **)&sp->pD, &c2, cap + 1, sizeof(int)) ||
             exact_grow((void **)&sp->poff, &c3, cap + 1, sizeof(long)) ||
             exact_grow((void **)&sp->plb, &c4, cap + 1, sizeof *sp->plb) ||
-            exact_grow((void **)&sp->pfirst, &c5, cap + 1, sizeof(long)) ||
-            exact_grow((void **)&sp->pnpts, &c6, cap + 1, 1))
+            exact_grow((void **)&sp->pfirst, &c5, cap + 1, sizeof(long) * ENC_MAX_B) ||
+            exact_grow((void **)&sp->pnpts, &c6, cap + 1, ENC_MAX_B))
             return -1;
         sp->capplace = (int)c1;
     }
@@ -297,8 +297,10 @@ static int find_or_add(exact_space *sp, int S, int D, const int *c, obj_metrics 
     sp->pD[p] = D;
     sp->poff[p] = sp->ncls;
     sp->plb[p] = lb;
-    sp->pfirst[p] = -1;
-    sp->pnpts[p] = 0;
+    for (int bi = 0; bi < ENC_MAX_B; bi++) {
+        sp->pfirst[(long)p * ENC_MAX_B + bi] = -1;
+        sp->pnpts[(long)p * ENC_MAX_B + bi] = 0;
+    }
     memcpy(&sp->cls[sp->ncls], c, sizeof(int) * (size_t)cells);
     sp->ncls += cells;
     sp->hash[k] = p + 1;
@@ -558,15 +560,44 @@ long exact_space_opened(const exact_space *s)
     return s->opened;
 }
 
-/* --- opening placements ------------------------------------------------------------- */
+/* --- opening units ------------------------------------------------------------------ */
 
-/* Decode every (microbatch size, schedule) of the placements list[0..n) not
- * opened yet (in parallel into fixed slots), then append their feasible
- * points in list order. */
-int exact_open_placements(exact_space *sp, const int *list, int n)
+obj_metrics exact_unit_bound(const exact_space *sp, int p, int bi)
 {
     const enc_problem *pr = sp->pr;
-    int per = pr->nb * ENC_NSCHED;
+    int S = sp->pS[p], D = sp->pD[p];
+    if (D > pr->mtot[bi] || !enc_shape_ok(pr, S, D, bi))
+        return (obj_metrics){INFINITY, INFINITY, INFINITY, INFINITY};
+    const int *cls = &sp->cls[sp->poff[p]];
+    int *u = calloc((size_t)pr->nclass, sizeof(int));
+    if (!u)
+        return sp->plb[p]; /* out of memory: the weaker bound still holds */
+    lb_terms t = {0, 0, 0, INFINITY, INFINITY, INFINITY, 0};
+    double T = 0, f = pr->bval[bi] * seq_flops(pr->j, pr->L);
+    for (int r = 0; r < D; r++) {
+        double vmax = 0, x = 0;
+        int prev = -1;
+        for (int k = 0; k < S; k++) {
+            int c = cls[r * S + k], g = pr->class_first[c] + u[c]++;
+            add_gpus(pr, g, 1, &t);
+            vmax = fmax(vmax, pr->speed[g]);
+            if (prev >= 0)
+                x += 1e-9 * (double)(enc_xfer_ns(pr, bi, prev, g) + enc_xfer_ns(pr, bi, g, prev));
+            prev = g;
+        }
+        T = fmax(T, f / vmax + x);
+    }
+    free(u);
+    return bound_from(sp, &t, S, T);
+}
+
+/* Decode both schedules of the units list[0..n) not opened yet (in
+ * parallel into fixed slots), then append their feasible points in list
+ * order. */
+int exact_open_units(exact_space *sp, const long *list, int n)
+{
+    const enc_problem *pr = sp->pr;
+    int per = ENC_NSCHED;
     xpoint *tmp = malloc(sizeof *tmp * (size_t)(n * per));
     char *ok = calloc((size_t)(n * per), 1);
     if (!tmp || !ok) {
@@ -582,21 +613,18 @@ int exact_open_placements(exact_space *sp, const int *list, int n)
         int mine = genome_alloc(&g, pr->N) || !used;
 #pragma omp for schedule(dynamic, 1)
         for (int i = 0; i < n; i++) {
-            int p = list[i];
-            if (mine || sp->pfirst[p] >= 0)
+            int p = (int)(list[i] / ENC_MAX_B), bi = (int)(list[i] % ENC_MAX_B);
+            if (mine || sp->pfirst[list[i]] >= 0 || sp->pD[p] > pr->mtot[bi])
                 continue;
-            for (int bi = 0; bi < pr->nb; bi++)
-                for (int sc = 0; sc < ENC_NSCHED; sc++) {
-                    if (sp->pD[p] > pr->mtot[bi])
-                        continue;
-                    exact_placement_genome(sp, p, bi, sc, SYNC_RING, &g, used);
-                    if (enc_decode(pr, &g, NULL))
-                        continue;
-                    int x = i * per + bi * ENC_NSCHED + sc;
-                    tmp[x] = (xpoint){p, (signed char)bi, (signed char)sc, {-1, -1, -1},
-                                      enc_bound(pr, &g)};
-                    ok[x] = 1;
-                }
+            for (int sc = 0; sc < ENC_NSCHED; sc++) {
+                exact_placement_genome(sp, p, bi, sc, SYNC_RING, &g, used);
+                if (enc_decode(pr, &g, NULL))
+                    continue;
+                int x = i * per + sc;
+                tmp[x] = (xpoint){p, (signed char)bi, (signed char)sc, {-1, -1, -1},
+                                  enc_bound(pr, &g)};
+                ok[x] = 1;
+            }
         }
         genome_free(&g);
         free(used);
@@ -604,22 +632,21 @@ int exact_open_placements(exact_space *sp, const int *list, int n)
         bad |= mine;
     }
     for (int i = 0; i < n && !bad; i++) {
-        int p = list[i];
-        if (sp->pfirst[p] >= 0)
+        long un = list[i];
+        if (sp->pfirst[un] >= 0)
             continue;
         if (exact_grow((void **)&sp->pts, &sp->cappts, sp->npts + per, sizeof *sp->pts)) {
             bad = 1;
             break;
         }
-        sp->pfirst[p] = sp->npts;
+        sp->pfirst[un] = sp->npts;
         for (int x = i * per; x < (i + 1) * per; x++)
             if (ok[x])
                 sp->pts[sp->npts++] = tmp[x];
-        sp->pnpts[p] = (signed char)(sp->npts - sp->pfirst[p]);
+        sp->pnpts[un] = (signed char)(sp->npts - sp->pfirst[un]);
         sp->opened++;
     }
     free(tmp);
     free(ok);
     return bad ? -1 : 0;
 }
-

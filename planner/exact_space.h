@@ -46,8 +46,9 @@ struct exact_space {
     int *cls;
     long ncls, capcls;
     obj_metrics *plb;       /* placement bounds */
-    long *pfirst;           /* first point of an opened placement, -1 = not opened */
-    signed char *pnpts;     /* its number of points */
+    /* a unit: placement p with microbatch size bi, u = p * ENC_MAX_B + bi */
+    long *pfirst;           /* first point of an opened unit, -1 = not opened */
+    signed char *pnpts;     /* its number of points (one per schedule that decodes) */
     int *hash;              /* open addressing: placement index + 1, 0 = empty */
     long caphash;
     long opened;
@@ -86,8 +87,11 @@ int exact_expand(exact_space *sp, int s, const xprune *x, int **out, long *n, lo
 /* The refusal, once the cap or the deadline ended a search. */
 int exact_refuse(const exact_space *sp, gt_err *e);
 
-/* Decode every (microbatch size, schedule) of the placements list[0..n) not
- * opened yet, then append their feasible points in list order. */
-int exact_open_placements(exact_space *sp, const int *list, int n);
+/* The bound of placement p with microbatch size bi: the placement bound
+ * with that size's round trip and transfers (INFINITY: shape not allowed). */
+obj_metrics exact_unit_bound(const exact_space *sp, int p, int bi);
+/* Decode both schedules of the units list[0..n) not opened yet, then append
+ * their feasible points in list order. */
+int exact_open_units(exact_space *sp, const long *list, int n);
 
 #endif

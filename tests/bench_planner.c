@@ -81,13 +81,14 @@ static void bench_exact(const topogen_data *d)
     printf("  %5s %9s %12s %14s %9s %10s %12s\n", "GPUs", "time s", "placements",
            "placements/s", "opened", "examined", "examined/s");
     int largest = 0;
-    for (int n = 4; n <= 24; n += 2) {
+    const char *from = getenv("GEOTRAIN_BENCH_EXACT_FROM"); /* profiling one size */
+    for (int n = from ? atoi(from) : 4; n <= 24; n += 2) {
         topology t;
         job j;
         if (make_pool(d, n, 3, 2, "h100:1,a100:1,v100:1,t4:1", &t) ||
             make_job("gpt3_350m", 16, &j))
             return;
-        planner_opts o = {"time", 1, 60, 0, 0, false, 0, NULL};
+        planner_opts o = {"time", 1, 60, 0, 1, false, 0, NULL}; /* one core */
         plan p;
         planner_stats st;
         gt_err e;
@@ -121,7 +122,7 @@ static void bench_exact(const topogen_data *d)
         if (make_pool(d, goal[i].gpus, goal[i].sites, goal[i].node, goal[i].mix, &t) ||
             make_job("gpt3_350m", 16, &j))
             return;
-        planner_opts o = {"time", 1, 60, 0, 0, false, 0, NULL};
+        planner_opts o = {"time", 1, 60, 0, 1, false, 0, NULL}; /* one core */
         plan p;
         planner_stats st;
         gt_err e;
