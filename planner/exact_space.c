@@ -11,6 +11,7 @@
 #include "exact_space.h"
 #include "sim/cost.h"
 #include "sim/estimator.h"
+#include "sim/timecap.h"
 #include "tp_view.h"
 
 static double now_s(void)
@@ -42,6 +43,8 @@ int exact_grow(void **p, long *cap, long need, size_t elem)
     *cap = c;
     return 0;
 }
+
+static int layer_times(exact_space *sp);
 
 /* --- groups of identical nodes and selections ------------------------------------- */
 
@@ -513,7 +516,7 @@ int exact_enumerate(const enc_problem *pr, double limit_s, int threads, exact_sp
         sp->deadline = now_s() + limit_s;
     else
         sp->max_visits = (long)(EXACT_REF_VISITS_PER_S * EXACT_DEFAULT_LIMIT_S);
-    int rc = make_groups(sp) ? -1 : make_selections(sp);
+    int rc = make_groups(sp) || layer_times(sp) ? -1 : make_selections(sp);
     if (rc == -2) {
         rc = exact_refuse(sp, e);
         exact_space_free(sp);
@@ -538,6 +541,7 @@ void exact_space_free(exact_space *s)
     free(s->sel);
     free(s->sel_cnt);
     free(s->hash);
+    free(s->layer_s);
     free(s->pS);
     free(s->pD);
     free(s->poff);
@@ -563,6 +567,54 @@ long exact_space_opened(const exact_space *s)
 
 /* --- opening units ------------------------------------------------------------------ */
 
+/* Per microbatch size and GPU type, the least seconds per layer of any
+ * stage (fwd + bwd of one microbatch over every layer range, per layer):
+ * a stage of l layers takes at least l times that, whatever the cost model
+ * (FLOPs, profiles) makes of ranges. */
+static int layer_times(exact_space *sp)
+{
+    const enc_problem *pr = sp->pr;
+    sp->layer_s = malloc(sizeof *sp->layer_s * (size_t)(pr->nb * pr->ntypes));
+    if (!sp->layer_s)
+        return -1;
+    for (int bi = 0; bi < pr->nb; bi++)
+        for (int ty = 0; ty < pr->ntypes; ty++) {
+            const gpu_type *g = &pr->t->types[ty];
+            double c = INFINITY;
+            for (int a = 0; a < pr->L; a++)
+                for (int e = a; e < pr->L; e++) {
+                    int64_t ns = t_add(cost_stage_fwd_ns(pr->j, g, 1, pr->bval[bi], a, e, 1.0),
+                                       cost_stage_bwd_ns(pr->j, g, 1, pr->bval[bi], a, e, 1.0));
+                    c = fmin(c, 1e-9 * (double)ns / (e - a + 1));
+                }
+            sp->layer_s[bi * pr->ntypes + ty] = c;
+        }
+    return 0;
+}
+
+/* A lower bound of the least bottleneck over the splits of L layers into
+ * S stages of at least one layer each, stage k taking l_k c[k]: the largest
+ * t found infeasible (sum of floor(t / c_k) < L) by bisection. */
+static double least_bottleneck(const double *c, int S, int L)
+{
+    double lo = 0, hi = 0;
+    for (int k = 0; k < S; k++)
+        hi = fmax(hi, c[k]);
+    lo = hi * (1 - 1e-12); /* every stage holds a layer: >= the slowest one's */
+    hi *= L;
+    for (int it = 0; it < 60; it++) {
+        double mid = 0.5 * (lo + hi);
+        long n = 0;
+        for (int k = 0; k < S; k++)
+            n += (long)floor(mid / c[k]);
+        if (n >= L)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return lo;
+}
+
 obj_metrics exact_unit_bound(const exact_space *sp, int p, int bi)
 {
     const enc_problem *pr = sp->pr;
@@ -574,12 +626,15 @@ obj_metrics exact_unit_bound(const exact_space *sp, int p, int bi)
     if (!u)
         return sp->plb[p]; /* out of memory: the weaker bound still holds */
     lb_terms t = {0, 0, 0, INFINITY, INFINITY, INFINITY, 0};
-    double T = 0, f = pr->bval[bi] * seq_flops(pr->j, pr->L);
+    double T = 0, f = pr->bval[bi] * seq_flops(pr->j, pr->L), *cl = malloc(sizeof *cl * (size_t)S);
+    double rate = 0; /* microbatches per second the rows can at most sustain */
     for (int r = 0; r < D; r++) {
         double vmax = 0, x = 0;
         int prev = -1;
         for (int k = 0; k < S; k++) {
             int c = cls[r * S + k], g = pr->class_first[c] + u[c]++;
+            if (cl)
+                cl[k] = sp->layer_s[bi * pr->ntypes + pr->t->gpus[g].type];
             add_gpus(pr, g, 1, &t);
             vmax = fmax(vmax, pr->speed[g]);
             if (prev >= 0)
@@ -587,7 +642,12 @@ obj_metrics exact_unit_bound(const exact_space *sp, int p, int bi)
             prev = g;
         }
         T = fmax(T, f / vmax + x);
+        if (cl) /* every microbatch of the row passes its bottleneck stage */
+            rate += 1 / least_bottleneck(cl, S, pr->L);
     }
+    if (cl && rate > 0)
+        T = fmax(T, pr->mtot[bi] / rate);
+    free(cl);
     free(u);
     return bound_from(sp, &t, S, T);
 }

@@ -56,6 +56,7 @@ struct exact_space {
     long max_visits;        /* deterministic work cap (no --budget-s), or 0 */
     double deadline;        /* CLOCK_MONOTONIC seconds (--budget-s), or 0 */
     double limit_s;
+    double *layer_s;        /* [bi * ntypes + type]: least s per layer of any stage */
     xpoint *pts;
     long npts, cappts;
     obj_metrics *res;
