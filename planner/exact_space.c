@@ -110,11 +110,19 @@ typedef struct lb_terms {
     double speed;                    /* summed FLOP/s */
 } lb_terms;
 
-static void add_gpus(const enc_problem *pr, int gpu, int k, lb_terms *t)
+/* The bounds' speed of GPU g: the most FLOPs per second the cost model
+ * gives any stage on its type (layer_times), so they hold for profiles too. */
+static double gspeed(const exact_space *sp, int g)
 {
+    return sp->type_speed[sp->pr->t->gpus[g].type];
+}
+
+static void add_gpus(const exact_space *sp, int gpu, int k, lb_terms *t)
+{
+    const enc_problem *pr = sp->pr;
     const topo_site *site = &pr->t->sites[pr->t->gpus[gpu].site];
     const gpu_type *ty = topo_gpu_type(pr->t, gpu);
-    double idle = site->pue * ty->idle_w, marg = site->pue * (ty->tdp_w - ty->idle_w) / pr->speed[gpu];
+    double idle = site->pue * ty->idle_w, marg = site->pue * (ty->tdp_w - ty->idle_w) / gspeed(sp, gpu);
     double c = site->carbon_g_per_kwh / 3.6e6, u = site->price_kwh / 3.6e6;
     t->idle += k * idle;
     t->idle_c += k * idle * c;
@@ -122,7 +130,7 @@ static void add_gpus(const enc_problem *pr, int gpu, int k, lb_terms *t)
     t->marg = fmin(t->marg, marg);
     t->marg_c = fmin(t->marg_c, marg * c);
     t->marg_u = fmin(t->marg_u, marg * u);
-    t->speed += k * pr->speed[gpu];
+    t->speed += k * gspeed(sp, gpu);
 }
 
 static int desc_cmp(const void *a, const void *b)
@@ -158,7 +166,7 @@ static void sel_terms(const exact_space *sp, const int *cnt, lb_terms *t)
     *t = (lb_terms){0, 0, 0, INFINITY, INFINITY, INFINITY, 0};
     for (int g = 0; g < sp->ngroup; g++)
         if (cnt[g])
-            add_gpus(sp->pr, gpu_of_group(sp, g), cnt[g], t);
+            add_gpus(sp, gpu_of_group(sp, g), cnt[g], t);
 }
 
 /* Each of the D rows has a fastest GPU, all distinct: the slowest of them is
@@ -171,7 +179,7 @@ static double sel_row_floor(const exact_space *sp, const int *cnt, int D)
         return 0;
     for (int g = 0; g < sp->ngroup; g++)
         for (int k = 0; k < cnt[g]; k++)
-            v[n++] = sp->pr->speed[gpu_of_group(sp, g)];
+            v[n++] = gspeed(sp, gpu_of_group(sp, g));
     qsort(v, (size_t)n, sizeof *v, desc_cmp);
     double f = D <= n ? sp->pr->bval[0] * seq_flops(sp->pr->j, sp->pr->L) / v[D - 1] : 0;
     free(v);
@@ -342,7 +350,7 @@ static double row_time(dfs *d, int last, double vcap)
         for (int i = 0; i < first + k; i++)
             before += d->cell[i] == c;
         gpus[k] = pr->class_first[c] + before;
-        vmax = fmax(vmax, pr->speed[gpus[k]]);
+        vmax = fmax(vmax, gspeed(d->sp, gpus[k]));
         if (k > 0)
             x += 1e-9 * (double)(enc_xfer_ns(pr, 0, gpus[k - 1], gpus[k]) +
                                  enc_xfer_ns(pr, 0, gpus[k], gpus[k - 1]));
@@ -356,7 +364,7 @@ static double fastest_left(const dfs *d)
     double v = 0;
     for (int g = 0; g < d->sp->ngroup; g++)
         if (d->left[g])
-            v = fmax(v, d->sp->pr->speed[gpu_of_group(d->sp, g)]);
+            v = fmax(v, gspeed(d->sp, gpu_of_group(d->sp, g)));
     return v;
 }
 
@@ -542,6 +550,7 @@ void exact_space_free(exact_space *s)
     free(s->sel_cnt);
     free(s->hash);
     free(s->layer_s);
+    free(s->type_speed);
     free(s->pS);
     free(s->pD);
     free(s->poff);
@@ -570,12 +579,14 @@ long exact_space_opened(const exact_space *s)
 /* Per microbatch size and GPU type, the least seconds per layer of any
  * stage (fwd + bwd of one microbatch over every layer range, per layer):
  * a stage of l layers takes at least l times that, whatever the cost model
- * (FLOPs, profiles) makes of ranges. */
+ * (FLOPs, profiles) makes of ranges; and per type the most FLOPs per second
+ * of any range, the speed every other bound uses. */
 static int layer_times(exact_space *sp)
 {
     const enc_problem *pr = sp->pr;
     sp->layer_s = malloc(sizeof *sp->layer_s * (size_t)(pr->nb * pr->ntypes));
-    if (!sp->layer_s)
+    sp->type_speed = calloc((size_t)pr->ntypes, sizeof *sp->type_speed);
+    if (!sp->layer_s || !sp->type_speed)
         return -1;
     for (int bi = 0; bi < pr->nb; bi++)
         for (int ty = 0; ty < pr->ntypes; ty++) {
@@ -586,6 +597,12 @@ static int layer_times(exact_space *sp)
                     int64_t ns = t_add(cost_stage_fwd_ns(pr->j, g, 1, pr->bval[bi], a, e, 1.0),
                                        cost_stage_bwd_ns(pr->j, g, 1, pr->bval[bi], a, e, 1.0));
                     c = fmin(c, 1e-9 * (double)ns / (e - a + 1));
+                    double fl = cost_stage_fwd_flops(pr->j, pr->bval[bi], a, e) +
+                                cost_stage_bwd_flops(pr->j, pr->bval[bi], a, e);
+                    if (ns > 0)
+                        sp->type_speed[ty] = fmax(sp->type_speed[ty], fl / (1e-9 * (double)ns));
+                    else
+                        sp->type_speed[ty] = INFINITY; /* no time at all: no bound */
                 }
             sp->layer_s[bi * pr->ntypes + ty] = c;
         }
@@ -635,8 +652,8 @@ obj_metrics exact_unit_bound(const exact_space *sp, int p, int bi)
             int c = cls[r * S + k], g = pr->class_first[c] + u[c]++;
             if (cl)
                 cl[k] = sp->layer_s[bi * pr->ntypes + pr->t->gpus[g].type];
-            add_gpus(pr, g, 1, &t);
-            vmax = fmax(vmax, pr->speed[g]);
+            add_gpus(sp, g, 1, &t);
+            vmax = fmax(vmax, gspeed(sp, g));
             if (prev >= 0)
                 x += 1e-9 * (double)(enc_xfer_ns(pr, bi, prev, g) + enc_xfer_ns(pr, bi, g, prev));
             prev = g;

@@ -57,6 +57,7 @@ struct exact_space {
     double deadline;        /* CLOCK_MONOTONIC seconds (--budget-s), or 0 */
     double limit_s;
     double *layer_s;        /* [bi * ntypes + type]: least s per layer of any stage */
+    double *type_speed;     /* [type]: most FLOP/s of any stage (the bounds' speed) */
     xpoint *pts;
     long npts, cappts;
     obj_metrics *res;
