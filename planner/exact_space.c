@@ -1,6 +1,7 @@
-/* exact_space.c — the exact referee's search space (exact.h): the size of
- * the instance and the refusal, the placements enumerated modulo symmetry,
- * their bounds, and the opening of placements into points. */
+/* exact_space.c — the exact referee's search space (exact.h): classes of
+ * interchangeable GPUs and count vectors (selections), placements generated
+ * on demand modulo symmetry, the bounds of selections, placements and units,
+ * the work cap and the refusal. */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -667,64 +668,4 @@ obj_metrics exact_unit_bound(const exact_space *sp, int p, int bi)
     free(cl);
     free(u);
     return bound_from(sp, &t, S, T);
-}
-
-/* Decode both schedules of the units list[0..n) not opened yet (in
- * parallel into fixed slots), then append their feasible points in list
- * order. */
-int exact_open_units(exact_space *sp, const long *list, int n)
-{
-    const enc_problem *pr = sp->pr;
-    int per = ENC_NSCHED;
-    xpoint *tmp = malloc(sizeof *tmp * (size_t)(n * per));
-    char *ok = calloc((size_t)(n * per), 1);
-    if (!tmp || !ok) {
-        free(tmp);
-        free(ok);
-        return -1;
-    }
-    int bad = 0;
-#pragma omp parallel num_threads(sp->threads) if (sp->par)
-    {
-        genome g;
-        int *used = malloc(sizeof(int) * (size_t)pr->nclass);
-        int mine = genome_alloc(&g, pr->N) || !used;
-#pragma omp for schedule(dynamic, 1)
-        for (int i = 0; i < n; i++) {
-            int p = (int)(list[i] / ENC_MAX_B), bi = (int)(list[i] % ENC_MAX_B);
-            if (mine || sp->pfirst[list[i]] >= 0 || sp->pD[p] > pr->mtot[bi])
-                continue;
-            for (int sc = 0; sc < ENC_NSCHED; sc++) {
-                exact_placement_genome(sp, p, bi, sc, SYNC_RING, &g, used);
-                if (enc_decode(pr, &g, NULL))
-                    continue;
-                int x = i * per + sc;
-                tmp[x] = (xpoint){p, (signed char)bi, (signed char)sc, {-1, -1, -1},
-                                  enc_bound(pr, &g)};
-                ok[x] = 1;
-            }
-        }
-        genome_free(&g);
-        free(used);
-#pragma omp atomic
-        bad |= mine;
-    }
-    for (int i = 0; i < n && !bad; i++) {
-        long un = list[i];
-        if (sp->pfirst[un] >= 0)
-            continue;
-        if (exact_grow((void **)&sp->pts, &sp->cappts, sp->npts + per, sizeof *sp->pts)) {
-            bad = 1;
-            break;
-        }
-        sp->pfirst[un] = sp->npts;
-        for (int x = i * per; x < (i + 1) * per; x++)
-            if (ok[x])
-                sp->pts[sp->npts++] = tmp[x];
-        sp->pnpts[un] = (signed char)(sp->npts - sp->pfirst[un]);
-        sp->opened++;
-    }
-    free(tmp);
-    free(ok);
-    return bad ? -1 : 0;
 }

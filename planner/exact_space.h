@@ -1,16 +1,17 @@
 /* exact_space.h — what the exact referee's files share (private to
- * planner/exact*.c): the enumerated placements with their bounds and the
- * points (placement x microbatch size x schedule) opened so far, and the
- * helpers that grow and decode them. exact_space.c owns the enumeration,
- * the bounds and the opening; exact_search.c the best-first searches;
- * exact.c the planner. */
+ * planner/exact*.c): the selections (shape x counts per class), the
+ * placements generated so far with their bounds, the units (placement x
+ * microbatch size) and points (unit x schedule) opened so far, and the
+ * helpers that grow, bound and decode them. exact_space.c owns the classes,
+ * the generation and the bounds; exact_search.c the best-first searches and
+ * the opening of units; exact.c the planner. */
 #ifndef GT_EXACT_SPACE_H
 #define GT_EXACT_SPACE_H
 
 #include "exact.h"
 
 #define EXACT_BATCH 16      /* points estimated per parallel batch (fixed: determinism) */
-#define EXACT_OPEN 64       /* placements opened per batch */
+#define EXACT_OPEN 64       /* units opened per batch */
 #define EXACT_ARCHIVE 4096  /* pareto: large enough never to thin on small instances */
 
 typedef struct xpoint {
