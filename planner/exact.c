@@ -28,7 +28,7 @@ typedef struct exact_run {
     exact_space *sp;
     double t0;
     long examined, estimated;
-    int replayed;
+    int replayed, above;
     bool proved, sim_proved;
     const char *why;           /* why the simulated optimum is not proved */
 } exact_run;
@@ -75,11 +75,17 @@ static int solve(exact_run *x, const planner_opts *o, const objective *obj,
     x->examined += r->examined;
     x->estimated += r->estimated;
     x->proved = r->proved;
+    int above = 0;
     int rc = exact_sim_search(x->sp, obj, sobj, &r->top[0], o->stop, EXACT_MAX_SIMS, f,
-                              &x->replayed, &x->sim_proved, e);
+                              &x->replayed, &above, &x->sim_proved, e);
+    x->above += above;
     if (!x->sim_proved)
         x->why = o->stop && *o->stop ? "interrupted while replaying"
                                      : "replay cap of " EXACT_MAX_SIMS_TEXT " plans reached";
+    else if (above) { /* the proof's premise failed on a replayed plan */
+        x->sim_proved = false;
+        x->why = "the estimate exceeded the replay on a replayed plan: not a lower bound there";
+    }
     if (rc)
         exact_result_free(r);
     return rc;
@@ -102,8 +108,8 @@ static void exact_stats(const exact_run *x, double value, planner_stats *st)
                  x->why ? x->why : "not replayed");
     snprintf(st->note, sizeof st->note,
              "%s: %d placements (%ld opened), %ld plans examined (%ld estimated), %d "
-             "replayed", what, x->sp->nplace, x->sp->opened, x->examined, x->estimated,
-             x->replayed);
+             "replayed; %d classes, %d count vectors", what, x->sp->nplace, x->sp->opened,
+             x->examined, x->estimated, x->replayed, x->sp->ngroup, x->sp->nsel);
 }
 
 /* energy-within: the exact fastest time first (estimate and simulated). */

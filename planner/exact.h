@@ -8,19 +8,22 @@
  * (tp_view.h: one search per degree, the best simulated plan wins; a degree
  * it refuses makes the whole run refuse, since nothing would be proved).
  *
- * Enumeration modulo symmetry: GPUs of one node are interchangeable (same
- * type, same links) and pipelines are unordered, so a placement is a sorted
- * multiset of rows, each row a sequence of node classes within the nodes'
- * GPU counts. Branch and bound, best first, on two levels:
- *   - a placement's bound holds for every microbatch size, schedule, cut and
- *     microbatch split: iteration time >= the batch's FLOPs over the summed
- *     speed of its GPUs, and >= one smallest microbatch's round trip through
- *     each pipeline on its fastest GPU plus the transfers; energy (carbon,
- *     cost) >= that time at idle power plus the FLOPs at the cheapest GPU's
- *     marginal joules (objective_value is monotone in these metrics);
- *   - a placement whose bound beats the best value found is opened: each
- *     (microbatch size, schedule) is decoded and bounded (enc_bound), and
- *     those points are estimated (every sync) in order of their bound.
+ * Search modulo symmetry, best first on three levels (docs/planner.md):
+ *   - selections: a shape and counts per class (a class: the GPUs of a node
+ *     and of every identical node of its site: same type, GPU count, NIC);
+ *     bound for every placement of them: the batch's FLOPs over their summed
+ *     speed, and one smallest microbatch through a pipeline whose fastest
+ *     GPU is at most the D-th fastest selected; energy (carbon, cost) >= that
+ *     time at idle power plus the FLOPs at the cheapest GPU's marginal joules
+ *     (objective_value is monotone in these metrics);
+ *   - placements, generated on demand for a selection whose bound beats the
+ *     best value: rows sorted by class, nodes of a class numbered by first
+ *     use, branches cut as soon as their rows' bound (round trip on the
+ *     fastest GPU plus transfers) reaches the best value;
+ *   - points: each (microbatch size, schedule) of an opened placement is
+ *     decoded and bounded (enc_bound), and estimated (every sync) in order
+ *     of its bound.
+ * The first best value is the reference plan's estimate (a little above it).
  * The search ends when no placement or point bound beats the best value:
  * that value is then proved optimal. Then the same order is scanned
  * again with the simulator: every plan whose estimate beats the best
@@ -34,13 +37,16 @@
  * (why)" (the replays were interrupted or hit EXACT_MAX_SIMS; pareto: the
  * front is exact for the estimate), or "interrupted: nothing proved".
  *
- * Refuses (exit 1) instances with more than EXACT_MAX_PLACEMENTS placements,
- * or whose estimated run time (placements x the cost of enumerating and, for
- * the share expected to be opened, decoding them) exceeds the limit, saying
- * how long they would take. Without --budget-s the cost is the reference
- * machine's (a fixed figure per GPU, one thread) and the limit
- * EXACT_DEFAULT_LIMIT_S, so the same instance is refused or solved on any
- * machine; with --budget-s the cost is measured on this machine. */
+ * The proof for the simulator needs estimate <= replay; every replayed
+ * plan is checked, and one whose estimate exceeds its replay makes the
+ * note say "estimate only".
+ *
+ * Refuses (exit 1, "beyond the exact solver's reach") an instance whose
+ * search passes its work cap: without --budget-s a fixed count of partial
+ * placements visited (the reference machine's 60 s), so the same instance
+ * is refused or solved on any machine; with --budget-s the clock; always
+ * more than EXACT_MAX_SELECTIONS count vectors or EXACT_MAX_PLACEMENTS
+ * placements. */
 #ifndef GT_EXACT_H
 #define GT_EXACT_H
 
@@ -52,6 +58,7 @@
 
 #define EXACT_DEFAULT_LIMIT_S 60.0
 #define EXACT_MAX_PLACEMENTS 5000000L
+#define EXACT_MAX_SELECTIONS 1000000   /* count vectors x shapes (memory) */
 #define EXACT_MAX_SIMS 5000
 #define EXACT_MAX_SIMS_TEXT "5000" /* the same, for messages */
 
@@ -66,13 +73,14 @@ int exact_front(const topology *t, const job *j, const planner_opts *o, pareto_f
 
 typedef struct exact_space exact_space;   /* enumerated placements with their bounds */
 
-/* Enumerate and bound the placements; -1 (with the estimate) when beyond
- * reach of limit_s (0: the deterministic default, see above). */
+/* The classes and count vectors with their bounds (placements come on
+ * demand); limit_s: the clock limit of the searches (0: the deterministic
+ * work cap, see above); -1 when there are too many count vectors. */
 int exact_enumerate(const enc_problem *pr, double limit_s, int threads, exact_space **out,
                     gt_err *e);
 void exact_space_free(exact_space *s);
 long exact_space_placements(const exact_space *s);
-long exact_space_opened(const exact_space *s);   /* placements decoded so far */
+long exact_space_opened(const exact_space *s);   /* (placement, microbatch size) units decoded */
 
 #define EXACT_TOPK 1   /* the estimate's optimum (the simulated search starts there) */
 
@@ -95,14 +103,14 @@ void exact_result_free(exact_result *r);
  * `obj` beats the best simulated value so far, replayed; ends when the next
  * bound cannot beat it (the estimator is a lower bound of the simulator).
  * *replayed counts the simulations (at most max_sims; proved is false when
- * that cap or a stop request ended the search). */
+ * that cap or a stop request ended the search); *above counts the replayed
+ * plans whose estimate exceeded their replay (where the lower-bound
+ * assumption fails, so the proof does not hold). */
 int exact_sim_search(exact_space *s, const objective *obj, const objective *sobj,
                      const genome *start, const volatile int *stop, int max_sims,
-                     enc_final *f, int *replayed, bool *proved, gt_err *e);
+                     enc_final *f, int *replayed, int *above, bool *proved, gt_err *e);
 /* The exact time x energy front of the space (estimates), into `a`. */
 int exact_pareto(exact_space *s, const volatile int *stop, pareto_archive *a, long *examined,
                  gt_err *e);
-/* Rough seconds the instance would take (see the header comment). */
-double exact_cost_estimate(const enc_problem *pr, double *placements);
 
 #endif

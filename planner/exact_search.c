@@ -1,6 +1,7 @@
 /* exact_search.c — the exact referee's searches over its space (exact.h):
- * the best-first stream of points, cached estimates, branch and bound on the
- * estimate, the simulated optimum and the exact pareto front. */
+ * the best-first stream (selections, placements, units, points), the opening
+ * of units into points, cached estimates, branch and bound on the estimate,
+ * the simulated optimum and the exact pareto front. */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -33,58 +34,64 @@ static bool keyed_less(const keyed *x, const keyed *y)
     return x->key < y->key || (x->key == y->key && x->idx < y->idx);
 }
 
-/* Placements in order of their bound, merged with a heap of the opened
- * placements' points; `skip` (pareto) drops covered bounds on both levels. */
+/* Selections in order of their bound, a heap of the placements generated
+ * from the expanded ones, and a heap of the opened placements' points; `skip`
+ * (pareto) drops covered bounds on every level. */
 typedef struct stream {
     exact_space *sp;
-    const objective *obj;    /* NULL: order by time */
-    const pareto_archive *skip;
-    keyed *pk;
-    long pp;
-    keyed *h;
+    xprune x;
+    keyed *sk;               /* heap of selections by key (the lower end of their window) */
+    long nsk;
+    double *slo;             /* per selection: keys below were generated (-inf: none) */
+    signed char *sround;     /* per selection: windows generated so far */
+    keyed *ph;               /* generated placements */
+    long nph, capph;
+    keyed *h;                /* points */
     long nh, caph;
+    int *list;               /* expansion buffer */
+    long nlist, caplist;
 } stream;
 
 static double key_of(const stream *st, const obj_metrics *m)
 {
-    return st->obj ? objective_value(st->obj, m) : m->time_s;
+    return exact_key(&st->x, m);
 }
 
 static bool skipped(const stream *st, const obj_metrics *m)
 {
-    return st->skip && pareto_covered(st->skip, m->time_s, m->energy_j);
+    return st->x.skip && pareto_covered(st->x.skip, m->time_s, m->energy_j);
 }
 
-static int heap_push(stream *st, keyed k)
+static int heap_push(keyed **h, long *n, long *cap, keyed k)
 {
-    if (exact_grow((void **)&st->h, &st->caph, st->nh + 1, sizeof *st->h))
+    if (exact_grow((void **)h, cap, *n + 1, sizeof **h))
         return -1;
-    long i = st->nh++;
-    while (i > 0 && keyed_less(&k, &st->h[(i - 1) / 2])) {
-        st->h[i] = st->h[(i - 1) / 2];
+    long i = (*n)++;
+    while (i > 0 && keyed_less(&k, &(*h)[(i - 1) / 2])) {
+        (*h)[i] = (*h)[(i - 1) / 2];
         i = (i - 1) / 2;
     }
-    st->h[i] = k;
+    (*h)[i] = k;
     return 0;
 }
 
-static keyed heap_pop(stream *st)
+static keyed heap_pop(keyed *h, long *n)
 {
-    keyed top = st->h[0], last = st->h[--st->nh];
+    keyed top = h[0], last = h[--*n];
     long i = 0;
     for (;;) {
         long c = 2 * i + 1;
-        if (c >= st->nh)
+        if (c >= *n)
             break;
-        if (c + 1 < st->nh && keyed_less(&st->h[c + 1], &st->h[c]))
+        if (c + 1 < *n && keyed_less(&h[c + 1], &h[c]))
             c++;
-        if (!keyed_less(&st->h[c], &last))
+        if (!keyed_less(&h[c], &last))
             break;
-        st->h[i] = st->h[c];
+        h[i] = h[c];
         i = c;
     }
-    if (st->nh > 0)
-        st->h[i] = last;
+    if (*n > 0)
+        h[i] = last;
     return top;
 }
 
@@ -93,65 +100,199 @@ static int stream_init(stream *st, exact_space *sp, const objective *obj,
 {
     memset(st, 0, sizeof *st);
     st->sp = sp;
-    st->obj = obj;
-    st->skip = skip;
-    st->pk = malloc(sizeof *st->pk * (size_t)(sp->nplace + 1));
-    if (!st->pk)
+    st->x = (xprune){obj, skip, -INFINITY, INFINITY};
+    st->sk = malloc(sizeof *st->sk * (size_t)(sp->nsel + 1));
+    st->slo = malloc(sizeof *st->slo * (size_t)(sp->nsel + 1));
+    st->sround = calloc((size_t)sp->nsel + 1, 1);
+    if (!st->sk || !st->slo || !st->sround)
         return -1;
-    for (int p = 0; p < sp->nplace; p++)
-        st->pk[p] = (keyed){key_of(st, &sp->plb[p]), p};
-    qsort(st->pk, (size_t)sp->nplace, sizeof *st->pk, keyed_cmp);
+    for (int s = 0; s < sp->nsel; s++) {
+        st->sk[s] = (keyed){key_of(st, &sp->sel[s].lb), s};
+        st->slo[s] = -INFINITY;
+    }
+    qsort(st->sk, (size_t)sp->nsel, sizeof *st->sk, keyed_cmp); /* sorted: a heap */
+    st->nsk = sp->nsel;
     return 0;
 }
 
 static void stream_free(stream *st)
 {
-    free(st->pk);
+    free(st->sk);
+    free(st->slo);
+    free(st->sround);
+    free(st->ph);
     free(st->h);
+    free(st->list);
 }
 
-/* Open the next placements (bound < thr) and push their points. */
+/* Generate the next selection's placements into the heap, one window of
+ * keys at a time: [the lower end, a little above it), the selection going
+ * back to the heap at the upper end until the window reaches thr. So a
+ * selection's placements are generated only once the search's best value
+ * is known to be above them, not all at once under a loose threshold (the
+ * window doubles each time, so the re-walks of the tree stay few). */
+#define EXACT_WINDOW 0.01
+
+static int stream_expand(stream *st, double thr)
+{
+    exact_space *sp = st->sp;
+    keyed k = heap_pop(st->sk, &st->nsk);
+    int s = (int)k.idx;
+    if (skipped(st, &sp->sel[s].lb))
+        return 0;
+    double w = EXACT_WINDOW * (double)(1L << st->sround[s]);
+    double hi = k.key + fmax(fabs(k.key) * w, 1e-12);
+    bool last = !(hi < thr) || !isfinite(k.key) || !isfinite(thr) || st->sround[s] >= 30;
+    st->x.lo = st->slo[s];
+    st->x.thr = last ? thr : hi;
+    st->nlist = 0;
+    int rc = exact_expand(sp, s, &st->x, &st->list, &st->nlist, &st->caplist);
+    if (rc)
+        return rc;
+    for (long i = 0; i < st->nlist; i++) {
+        int p = st->list[i];
+        if (heap_push(&st->ph, &st->nph, &st->capph, (keyed){key_of(st, &sp->plb[p]), 2L * p}))
+            return -1;
+    }
+    if (!last) {
+        st->slo[s] = hi;
+        st->sround[s]++;
+        long cap = sp->nsel + 1;
+        if (heap_push(&st->sk, &st->nsk, &cap, (keyed){hi, s}))
+            return -1;
+    }
+    return 0;
+}
+
+/* The placement heap holds placements (idx 2p: split into their units on
+ * the way out) and units (idx 2u + 1: decoded on the way out). Take the next
+ * items below thr, then decode the units not opened yet and push their
+ * points. */
 static int stream_open(stream *st, double thr)
 {
     exact_space *sp = st->sp;
-    int list[EXACT_OPEN], n = 0;
-    long from = st->pp;
-    while (st->pp < sp->nplace && n < EXACT_OPEN && st->pk[st->pp].key < thr) {
-        int p = (int)st->pk[st->pp++].idx;
-        if (!skipped(st, &sp->plb[p]))
-            list[n++] = p;
+    long list[EXACT_OPEN], ready[2 * EXACT_OPEN];
+    int n = 0, nr = 0;
+    while (st->nph && n < EXACT_OPEN && nr < EXACT_OPEN && st->ph[0].key < thr) {
+        long idx = heap_pop(st->ph, &st->nph).idx;
+        if (idx % 2 == 0) {
+            int p = (int)(idx / 2);
+            if (skipped(st, &sp->plb[p]))
+                continue;
+            for (int bi = 0; bi < sp->pr->nb; bi++) {
+                obj_metrics lb = exact_unit_bound(sp, p, bi);
+                long u = (long)p * ENC_MAX_B + bi;
+                if (isfinite(lb.time_s) &&
+                    heap_push(&st->ph, &st->nph, &st->capph, (keyed){key_of(st, &lb), 2 * u + 1}))
+                    return -1;
+            }
+            continue;
+        }
+        long u = idx / 2;
+        if (sp->pfirst[u] >= 0)
+            ready[nr++] = u;
+        else
+            list[n++] = u;
     }
-    if (st->pp == from)
-        return 0;
-    if (exact_open_placements(sp, list, n))
+    if (n && exact_open_units(sp, list, n))
         return -1;
     for (int i = 0; i < n; i++)
-        for (long x = sp->pfirst[list[i]]; x < sp->pfirst[list[i]] + sp->pnpts[list[i]]; x++)
-            if (heap_push(st, (keyed){key_of(st, &sp->pts[x].lb), x}))
+        ready[nr++] = list[i];
+    for (int i = 0; i < nr; i++)
+        for (long x = sp->pfirst[ready[i]]; x < sp->pfirst[ready[i]] + sp->pnpts[ready[i]]; x++)
+            if (heap_push(&st->h, &st->nh, &st->caph, (keyed){key_of(st, &sp->pts[x].lb), x}))
                 return -1;
     return 0;
 }
 
-/* Up to `max` points with bound < thr, best first. Returns the count or -1. */
+/* Up to `max` points with bound < thr, best first. Returns the count, -1
+ * (out of memory) or -2 (beyond the work cap or the deadline). */
 static int stream_next(stream *st, double thr, long *out, int max)
 {
     exact_space *sp = st->sp;
     int n = 0;
     while (n < max) {
-        double ptop = st->pp < sp->nplace ? st->pk[st->pp].key : INFINITY;
+        double stop = st->nsk ? st->sk[0].key : INFINITY;
+        double ptop = st->nph ? st->ph[0].key : INFINITY;
         double htop = st->nh ? st->h[0].key : INFINITY;
-        if (!(fmin(ptop, htop) < thr))
+        if (!(fmin(stop, fmin(ptop, htop)) < thr))
             break;
-        if (ptop <= htop) {
-            if (stream_open(st, thr))
-                return -1;
-            continue;
+        int rc = 0;
+        if (stop <= ptop && stop <= htop)
+            rc = stream_expand(st, thr);
+        else if (ptop <= htop)
+            rc = stream_open(st, thr);
+        else {
+            keyed k = heap_pop(st->h, &st->nh);
+            if (!skipped(st, &sp->pts[k.idx].lb))
+                out[n++] = k.idx;
         }
-        keyed k = heap_pop(st);
-        if (!skipped(st, &sp->pts[k.idx].lb))
-            out[n++] = k.idx;
+        if (rc)
+            return rc;
     }
     return n;
+}
+
+/* --- opening units --------------------------------------------------------------- */
+
+/* Decode both schedules of the units list[0..n) not opened yet (in
+ * parallel into fixed slots), then append their feasible points in list
+ * order. */
+int exact_open_units(exact_space *sp, const long *list, int n)
+{
+    const enc_problem *pr = sp->pr;
+    int per = ENC_NSCHED;
+    xpoint *tmp = malloc(sizeof *tmp * (size_t)(n * per));
+    char *ok = calloc((size_t)(n * per), 1);
+    if (!tmp || !ok) {
+        free(tmp);
+        free(ok);
+        return -1;
+    }
+    int bad = 0;
+#pragma omp parallel num_threads(sp->threads) if (sp->par)
+    {
+        genome g;
+        int *used = malloc(sizeof(int) * (size_t)pr->nclass);
+        int mine = genome_alloc(&g, pr->N) || !used;
+#pragma omp for schedule(dynamic, 1)
+        for (int i = 0; i < n; i++) {
+            int p = (int)(list[i] / ENC_MAX_B), bi = (int)(list[i] % ENC_MAX_B);
+            if (mine || sp->pfirst[list[i]] >= 0 || sp->pD[p] > pr->mtot[bi])
+                continue;
+            for (int sc = 0; sc < ENC_NSCHED; sc++) {
+                exact_placement_genome(sp, p, bi, sc, SYNC_RING, &g, used);
+                if (enc_decode(pr, &g, NULL))
+                    continue;
+                int x = i * per + sc;
+                tmp[x] = (xpoint){p, (signed char)bi, (signed char)sc, {-1, -1, -1},
+                                  enc_bound(pr, &g)};
+                ok[x] = 1;
+            }
+        }
+        genome_free(&g);
+        free(used);
+#pragma omp atomic
+        bad |= mine;
+    }
+    for (int i = 0; i < n && !bad; i++) {
+        long un = list[i];
+        if (sp->pfirst[un] >= 0)
+            continue;
+        if (exact_grow((void **)&sp->pts, &sp->cappts, sp->npts + per, sizeof *sp->pts)) {
+            bad = 1;
+            break;
+        }
+        sp->pfirst[un] = sp->npts;
+        for (int x = i * per; x < (i + 1) * per; x++)
+            if (ok[x])
+                sp->pts[sp->npts++] = tmp[x];
+        sp->pnpts[un] = (signed char)(sp->npts - sp->pfirst[un]);
+        sp->opened++;
+    }
+    free(tmp);
+    free(ok);
+    return bad ? -1 : 0;
 }
 
 /* --- estimates (cached) --------------------------------------------------------- */
@@ -258,6 +399,25 @@ static void pair_genome(const exact_space *sp, pair q, genome *g, int *used, dou
 
 /* --- branch and bound on the estimate -------------------------------------------------- */
 
+/* A value the optimum cannot exceed, from the reference plan (fastest GPUs
+ * first), so that even the first selections expanded generate only the
+ * placements that can beat it; a little above it, so that the reference
+ * plan itself stays in the search. */
+static double incumbent(const exact_space *sp, const objective *obj)
+{
+    genome g;
+    gt_err e;
+    obj_metrics m;
+    double ub = INFINITY;
+    if (genome_alloc(&g, sp->pr->N))
+        return ub;
+    if (enc_reference(sp->pr, &g, &e) == 0 && enc_estimate(sp->pr, &g, &m) == 1 &&
+        objective_feasible(obj, &m))
+        ub = objective_value(obj, &m) + fabs(objective_value(obj, &m)) * 1e-6;
+    genome_free(&g);
+    return ub;
+}
+
 int exact_search(exact_space *sp, const objective *obj, const volatile int *stop,
                  exact_result *r, gt_err *e)
 {
@@ -271,7 +431,7 @@ int exact_search(exact_space *sp, const objective *obj, const volatile int *stop
     }
     long pts[EXACT_BATCH];
     pair q[EXACT_BATCH * ENC_NSYNC], best = {-1, 0};
-    double bv = INFINITY;
+    double bv = INFINITY, ub = incumbent(sp, obj);
     int rc = 0;
     r->proved = true;
     for (;;) {
@@ -279,9 +439,9 @@ int exact_search(exact_space *sp, const objective *obj, const volatile int *stop
             r->proved = false;
             break;
         }
-        int n = stream_next(&st, bv, pts, EXACT_BATCH), nq;
+        int n = stream_next(&st, fmin(bv, ub), pts, EXACT_BATCH), nq;
         if (n < 0 || (n > 0 && (nq = estimate_points(sp, pts, n, &ws, q, &r->estimated)) < 0)) {
-            rc = gt_fail(e, "out of memory");
+            rc = n == -2 ? exact_refuse(sp, e) : gt_fail(e, "out of memory");
             break;
         }
         if (n == 0)
@@ -324,6 +484,7 @@ typedef struct sim_best {
     enc_final f;
     bool have;
     int replayed;
+    int above;        /* replayed plans whose estimate exceeded the replay */
 } sim_best;
 
 static void offer_sim(const exact_space *sp, const genome *g, const objective *sobj,
@@ -336,6 +497,9 @@ static void offer_sim(const exact_space *sp, const genome *g, const objective *s
     if (enc_simulate(sp->pr, g, "exact", objtext, &p, &sim, &e))
         return; /* the simulator refused it: not a candidate */
     double v = objective_value(sobj, &sim);
+    /* the proof needs estimate <= replay (g->fit is the estimate's value) */
+    if (g->fit > v * (1 + 1e-9) + 1e-12)
+        b->above++;
     if (b->have && !(v < b->f.value)) {
         plan_free(&p);
         return;
@@ -348,7 +512,7 @@ static void offer_sim(const exact_space *sp, const genome *g, const objective *s
 
 int exact_sim_search(exact_space *sp, const objective *obj, const objective *sobj,
                      const genome *start, const volatile int *stop, int max_sims,
-                     enc_final *f, int *replayed, bool *proved, gt_err *e)
+                     enc_final *f, int *replayed, int *above, bool *proved, gt_err *e)
 {
     stream st;
     workspace ws = {0};
@@ -364,14 +528,19 @@ int exact_sim_search(exact_space *sp, const objective *obj, const objective *sob
     long pts[EXACT_BATCH], fresh = 0;
     pair q[EXACT_BATCH * ENC_NSYNC];
     *proved = true;
+    int rc = 0;
     for (;;) {
         if ((stop && *stop) || b.replayed >= max_sims) {
             *proved = false;
             break;
         }
         int n = stream_next(&st, b.have ? b.f.value : INFINITY, pts, EXACT_BATCH), nq = 0;
-        if (n <= 0 || (nq = estimate_points(sp, pts, n, &ws, q, &fresh)) < 0)
+        if (n == 0)
             break;
+        if (n < 0 || (nq = estimate_points(sp, pts, n, &ws, q, &fresh)) < 0) {
+            rc = n == -2 ? exact_refuse(sp, e) : gt_fail(e, "out of memory");
+            break;
+        }
         for (int i = 0; i < nq && b.replayed < max_sims; i++) {
             int res = sp->pts[q[i].pt].res[q[i].sync];
             if (sp->res_ok[res] != 1 || !objective_feasible(obj, &sp->res[res]))
@@ -388,8 +557,12 @@ int exact_sim_search(exact_space *sp, const objective *obj, const objective *sob
     stream_free(&st);
     ws_free(&ws);
     *replayed = b.replayed;
-    if (!b.have)
-        return gt_fail(e, "no feasible plan could be simulated");
+    *above = b.above;
+    if (rc || !b.have) {
+        if (b.have)
+            plan_free(&b.f.p);
+        return rc ? rc : gt_fail(e, "no feasible plan could be simulated");
+    }
     *f = b.f;
     return 0;
 }
@@ -414,7 +587,7 @@ int exact_pareto(exact_space *sp, const volatile int *stop, pareto_archive *a, l
     while (!(stop && *stop)) {
         int n = stream_next(&st, INFINITY, pts, EXACT_BATCH), nq = 0;
         if (n < 0 || (n > 0 && (nq = estimate_points(sp, pts, n, &ws, q, &fresh)) < 0)) {
-            rc = gt_fail(e, "out of memory");
+            rc = n == -2 ? exact_refuse(sp, e) : gt_fail(e, "out of memory");
             break;
         }
         if (n == 0)

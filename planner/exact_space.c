@@ -1,6 +1,7 @@
-/* exact_space.c — the exact referee's search space (exact.h): the size of
- * the instance and the refusal, the placements enumerated modulo symmetry,
- * their bounds, and the opening of placements into points. */
+/* exact_space.c — the exact referee's search space (exact.h): classes of
+ * interchangeable GPUs and count vectors (selections), placements generated
+ * on demand modulo symmetry, the bounds of selections, placements and units,
+ * the work cap and the refusal. */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include "exact_space.h"
 #include "sim/cost.h"
 #include "sim/estimator.h"
+#include "sim/timecap.h"
 #include "tp_view.h"
 
 static double now_s(void)
@@ -43,206 +45,65 @@ int exact_grow(void **p, long *cap, long need, size_t elem)
     return 0;
 }
 
-/* --- the size of the instance --------------------------------------------------- */
+static int layer_times(exact_space *sp);
 
-/* Sequences of n cells over the classes within their sizes:
- * n! [x^n] prod_c sum_{i <= size_c} x^i / i!  (exponential generating function). */
-static void egf_words(const enc_problem *pr, double *words, int nmax)
+/* --- groups of identical nodes and selections ------------------------------------- */
+
+static bool same_node(const topology *t, int a, int b)
 {
-    double *poly = calloc((size_t)nmax + 1, sizeof *poly), *next = calloc((size_t)nmax + 1, sizeof *next);
-    if (!poly || !next) {
-        free(poly);
-        free(next);
-        for (int n = 0; n <= nmax; n++)
-            words[n] = INFINITY;
-        return;
-    }
-    poly[0] = 1;
-    for (int c = 0; c < pr->nclass; c++) {
-        memset(next, 0, sizeof *next * ((size_t)nmax + 1));
-        for (int a = 0; a <= nmax; a++) {
-            double f = 1; /* 1 / i! */
-            for (int i = 0; i <= pr->class_size[c] && a + i <= nmax; i++) {
-                next[a + i] += poly[a] * f;
-                f /= i + 1;
-            }
-        }
-        memcpy(poly, next, sizeof *poly * ((size_t)nmax + 1));
-    }
-    double fact = 1;
-    for (int n = 0; n <= nmax; n++) {
-        if (n > 0)
-            fact *= n;
-        words[n] = poly[n] * fact;
-    }
-    free(poly);
-    free(next);
+    const topo_node *x = &t->nodes[a], *y = &t->nodes[b];
+    return x->site == y->site && x->type == y->type && x->ngpus == y->ngpus &&
+           x->nic_bw == y->nic_bw;
 }
 
-/* Placements (rows unordered): about words(D*S) / D! per shape. */
-static double count_placements(const enc_problem *pr)
-{
-    if (pr->N > 160)
-        return INFINITY;
-    double *words = malloc(sizeof *words * ((size_t)pr->N + 1)), total = 0;
-    if (!words)
-        return INFINITY;
-    egf_words(pr, words, pr->N);
-    int mmax = max_mtot(pr);
-    for (int S = 1; S <= pr->smax; S++) {
-        double dfact = 1;
-        for (int D = 1; D * S <= pr->N && D <= mmax; D++) {
-            dfact *= D;
-            total += words[D * S] / dfact;
-        }
-    }
-    free(words);
-    return total;
-}
-
-/* Seconds per decoded and bounded point: a few random genomes. */
-static double point_cost(const enc_problem *pr)
-{
-    genome g;
-    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-    if (!rng || genome_alloc(&g, pr->N)) {
-        if (rng)
-            gsl_rng_free(rng);
-        return 1e-4;
-    }
-    gsl_rng_set(rng, 12345);
-    double t0 = now_s();
-    int n = 24;
-    for (int i = 0; i < n; i++) {
-        enc_seed(pr, SEED_RANDOM, 0, 0, (sched_kind)(i & 1), SYNC_RING, 0, rng, &g);
-        if (enc_decode(pr, &g, NULL) == 0)
-            enc_bound(pr, &g);
-    }
-    double t = (now_s() - t0) / n;
-    genome_free(&g);
-    gsl_rng_free(rng);
-    return t > 1e-7 ? t : 1e-7;
-}
-
-/* Seconds per point on the reference machine (2 cores, the project's
- * development machine): measured 2.8e-6 s at 6-8 GPUs and 1.5e-5 s at 32,
- * about this much per GPU. Used when no --budget-s is given, so that whether
- * an instance is refused does not depend on the machine (deterministic). */
-#define EXACT_REF_POINT_S_PER_GPU 5e-7
-
-static double cost_with(const enc_problem *pr, double pl, double point_s)
-{
-    return pl * (1e-6 + EXACT_OPEN_SHARE * pr->nb * ENC_NSCHED * point_s);
-}
-
-double exact_cost_estimate(const enc_problem *pr, double *placements)
-{
-    double pl = count_placements(pr);
-    if (placements)
-        *placements = pl;
-    return cost_with(pr, pl, point_cost(pr));
-}
-
-/* The reference machine's figure (no timing: deterministic). */
-static double reference_cost(const enc_problem *pr, double *placements)
-{
-    double pl = count_placements(pr);
-    *placements = pl;
-    return cost_with(pr, pl, fmax(1e-6, EXACT_REF_POINT_S_PER_GPU * pr->N));
-}
-
-static int refuse(const enc_problem *pr, double pl, double secs, double limit, gt_err *e)
-{
-    char when[64];
-    if (!isfinite(secs) || secs > 86400 * 365.0 * 100)
-        snprintf(when, sizeof when, "longer than a century");
-    else if (secs > 86400)
-        snprintf(when, sizeof when, "about %.3g days", secs / 86400);
-    else if (secs > 3600)
-        snprintf(when, sizeof when, "about %.3g hours", secs / 3600);
-    else
-        snprintf(when, sizeof when, "about %.3g s", secs);
-    return gt_fail(e, "exact: the instance is beyond the exact solver's reach: %d GPUs in %d "
-                      "interchangeable classes give about %.3g placements (x %d microbatch "
-                      "sizes x 2 schedules x 3 syncs), which would take %s (limit %.3g s, at "
-                      "most %.0e placements; raise the limit with --budget-s, or use "
-                      "--planner memetic)",
-                   pr->N, pr->nclass, pl, pr->nb, when, limit, (double)EXACT_MAX_PLACEMENTS);
-}
-
-/* --- enumeration ------------------------------------------------------------------ */
-
-typedef struct dfs {
-    exact_space *sp;
-    int S, D;
-    int *row, *left;
-} dfs;
-
-static int store_placement(dfs *d)
-{
-    exact_space *sp = d->sp;
-    long cells = (long)d->S * d->D, cap = sp->capplace;
-    if (sp->nplace >= EXACT_MAX_PLACEMENTS)
-        return -2;
-    if (sp->nplace == sp->capplace) {
-        long c1 = cap, c2 = cap, c3 = cap;
-        if (exact_grow((void **)&sp->pS, &c1, cap + 1, sizeof(int)) ||
-            exact_grow((void **)&sp->pD, &c2, cap + 1, sizeof(int)) ||
-            exact_grow((void **)&sp->poff, &c3, cap + 1, sizeof(long)))
-            return -1;
-        sp->capplace = (int)c1;
-    }
-    if (exact_grow((void **)&sp->cls, &sp->capcls, sp->ncls + cells, sizeof(int)))
-        return -1;
-    sp->pS[sp->nplace] = d->S;
-    sp->pD[sp->nplace] = d->D;
-    sp->poff[sp->nplace++] = sp->ncls;
-    memcpy(&sp->cls[sp->ncls], d->row, sizeof(int) * (size_t)cells);
-    sp->ncls += cells;
-    return 0;
-}
-
-/* Cell by cell, row-major; each row is >= the previous one (lexicographic),
- * which enumerates every multiset of rows exactly once. */
-static int dfs_cell(dfs *d, int cell, bool tight)
-{
-    int S = d->S;
-    if (cell == S * d->D)
-        return store_placement(d);
-    if (cell % S == 0)
-        tight = cell > 0;
-    int lo = tight ? d->row[cell - S] : 0;
-    for (int c = lo; c < d->sp->pr->nclass; c++) {
-        if (!d->left[c])
-            continue;
-        d->left[c]--;
-        d->row[cell] = c;
-        int rc = dfs_cell(d, cell + 1, tight && c == d->row[cell - S]);
-        d->left[c]++;
-        if (rc)
-            return rc;
-    }
-    return 0;
-}
-
-static int enumerate_placements(exact_space *sp)
+/* Node classes (the enc_problem's) of the same site, type, size and NIC are
+ * interchangeable: one group. */
+static int make_groups(exact_space *sp)
 {
     const enc_problem *pr = sp->pr;
-    dfs d = {sp, 0, 0, malloc(sizeof(int) * (size_t)pr->N), malloc(sizeof(int) * (size_t)pr->nclass)};
-    int rc = d.row && d.left ? 0 : -1, mmax = max_mtot(pr);
-    for (int S = 1; S <= pr->smax && !rc; S++)
-        for (int D = 1; D * S <= pr->N && D <= mmax && !rc; D++) {
-            d.S = S;
-            d.D = D;
-            memcpy(d.left, pr->class_size, sizeof(int) * (size_t)pr->nclass);
-            rc = dfs_cell(&d, 0, false);
-        }
-    free(d.row);
-    free(d.left);
-    return rc;
+    int n = pr->nclass;
+    sp->gfirst = malloc(sizeof(int) * (size_t)n);
+    sp->gcount = calloc((size_t)n, sizeof(int));
+    sp->gnode = malloc(sizeof(int) * (size_t)n);
+    sp->group_of = malloc(sizeof(int) * (size_t)n);
+    int *node = malloc(sizeof(int) * (size_t)n);
+    if (!sp->gfirst || !sp->gcount || !sp->gnode || !sp->group_of || !node) {
+        free(node);
+        return -1;
+    }
+    for (int c = 0; c < n; c++)
+        node[c] = pr->t->gpus[pr->class_first[c]].node;
+    sp->ngroup = 0;
+    for (int c = 0; c < n; c++) { /* gfirst[g] holds a node of group g for now */
+        int g = 0;
+        while (g < sp->ngroup && !same_node(pr->t, node[sp->gfirst[g]], node[c]))
+            g++;
+        sp->group_of[c] = g;
+        if (g == sp->ngroup)
+            sp->gfirst[sp->ngroup++] = c;
+    }
+    int at = 0;
+    for (int g = 0; g < sp->ngroup; g++) {
+        sp->gfirst[g] = at;
+        for (int c = 0; c < n; c++)
+            if (sp->group_of[c] == g) {
+                sp->gnode[at++] = c;
+                sp->gcount[g]++;
+            }
+    }
+    free(node);
+    return 0;
 }
 
-/* --- placement bounds ---------------------------------------------------------------- */
+static int gsize(const exact_space *sp, int g)   /* GPUs per node of group g */
+{
+    return sp->pr->class_size[sp->gnode[sp->gfirst[g]]];
+}
+
+static int gpu_of_group(const exact_space *sp, int g)   /* a GPU of group g */
+{
+    return sp->pr->class_first[sp->gnode[sp->gfirst[g]]];
+}
 
 typedef struct lb_terms {
     double idle, idle_c, idle_u;     /* sum of PUE x idle W (x carbon, x price per J) */
@@ -250,53 +111,380 @@ typedef struct lb_terms {
     double speed;                    /* summed FLOP/s */
 } lb_terms;
 
-static void add_gpu(const enc_problem *pr, int gpu, lb_terms *t)
+/* The bounds' speed of GPU g: the most FLOPs per second the cost model
+ * gives any stage on its type (layer_times), so they hold for profiles too. */
+static double gspeed(const exact_space *sp, int g)
 {
+    return sp->type_speed[sp->pr->t->gpus[g].type];
+}
+
+static void add_gpus(const exact_space *sp, int gpu, int k, lb_terms *t)
+{
+    const enc_problem *pr = sp->pr;
     const topo_site *site = &pr->t->sites[pr->t->gpus[gpu].site];
     const gpu_type *ty = topo_gpu_type(pr->t, gpu);
-    double idle = site->pue * ty->idle_w, marg = site->pue * (ty->tdp_w - ty->idle_w) / pr->speed[gpu];
+    double idle = site->pue * ty->idle_w, marg = site->pue * (ty->tdp_w - ty->idle_w) / gspeed(sp, gpu);
     double c = site->carbon_g_per_kwh / 3.6e6, u = site->price_kwh / 3.6e6;
-    t->idle += idle;
-    t->idle_c += idle * c;
-    t->idle_u += idle * u;
+    t->idle += k * idle;
+    t->idle_c += k * idle * c;
+    t->idle_u += k * idle * u;
     t->marg = fmin(t->marg, marg);
     t->marg_c = fmin(t->marg_c, marg * c);
     t->marg_u = fmin(t->marg_u, marg * u);
-    t->speed += pr->speed[gpu];
+    t->speed += k * gspeed(sp, gpu);
 }
 
-/* The bound of a placement for every microbatch size, schedule, cut and
- * split (see exact.h). */
-static obj_metrics placement_bound(const exact_space *sp, int p, const int *gpus)
+static int desc_cmp(const void *a, const void *b)
 {
-    const enc_problem *pr = sp->pr;
-    const job *j = pr->j;
-    int S = sp->pS[p], D = sp->pD[p], L = pr->L, b0 = pr->bval[0];
-    double fseq = cost_stage_fwd_flops(j, 1, 0, L - 1) + cost_stage_bwd_flops(j, 1, 0, L - 1);
-    double W = fseq * j->batch;
-    lb_terms t = {0, 0, 0, INFINITY, INFINITY, INFINITY, 0};
-    double T = 0;
-    for (int r = 0; r < D; r++) {
-        double vmax = 0, x = 0;
-        for (int k = 0; k < S; k++) {
-            int g = gpus[r * S + k];
-            add_gpu(pr, g, &t);
-            vmax = fmax(vmax, pr->speed[g]);
-            if (k + 1 < S)
-                x += 1e-9 * (double)(enc_xfer_ns(pr, 0, g, gpus[r * S + k + 1]) +
-                                     enc_xfer_ns(pr, 0, gpus[r * S + k + 1], g));
-        }
-        T = fmax(T, b0 * fseq / vmax + x);
-    }
-    T = fmax(T, W / t.speed);
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x < y) - (x > y);
+}
+
+static double seq_flops(const job *j, int L)
+{
+    return cost_stage_fwd_flops(j, 1, 0, L - 1) + cost_stage_bwd_flops(j, 1, 0, L - 1);
+}
+
+/* The metrics bound from a time bound T (rows so far, see exact.h) for the
+ * selection's GPUs: every placement, microbatch size, schedule, cut, split. */
+static obj_metrics bound_from(const exact_space *sp, const lb_terms *t, int S, double T)
+{
+    const job *j = sp->pr->j;
+    double W = seq_flops(j, sp->pr->L) * j->batch;
+    T = fmax(T, W / t->speed);
     /* the estimator rounds every op to whole ns: allow half a ns per op */
     T = fmax(0, T - 1e-9 * (double)(j->batch * S + 16)) * (1 - 1e-9);
-    obj_metrics m = {T, T * t.idle + W * t.marg, T * t.idle_c + W * t.marg_c,
-                     T * t.idle_u + W * t.marg_u};
+    obj_metrics m = {T, T * t->idle + W * t->marg, T * t->idle_c + W * t->marg_c,
+                     T * t->idle_u + W * t->marg_u};
     m.energy_j *= 1 - 1e-9;
     m.carbon_g *= 1 - 1e-9;
     m.usd *= 1 - 1e-9;
     return m;
+}
+
+static void sel_terms(const exact_space *sp, const int *cnt, lb_terms *t)
+{
+    *t = (lb_terms){0, 0, 0, INFINITY, INFINITY, INFINITY, 0};
+    for (int g = 0; g < sp->ngroup; g++)
+        if (cnt[g])
+            add_gpus(sp, gpu_of_group(sp, g), cnt[g], t);
+}
+
+/* Each of the D rows has a fastest GPU, all distinct: the slowest of them is
+ * at most the D-th fastest selected speed. */
+static double sel_row_floor(const exact_space *sp, const int *cnt, int D)
+{
+    double *v = malloc(sizeof *v * (size_t)sp->pr->N);
+    int n = 0;
+    if (!v)
+        return 0;
+    for (int g = 0; g < sp->ngroup; g++)
+        for (int k = 0; k < cnt[g]; k++)
+            v[n++] = gspeed(sp, gpu_of_group(sp, g));
+    qsort(v, (size_t)n, sizeof *v, desc_cmp);
+    double f = D <= n ? sp->pr->bval[0] * seq_flops(sp->pr->j, sp->pr->L) / v[D - 1] : 0;
+    free(v);
+    return f;
+}
+
+static int add_selection(exact_space *sp, int S, int D, const int *cnt, long *capsel,
+                         long *capcnt)
+{
+    long ncnt = (long)sp->nsel * sp->ngroup;
+    if (sp->nsel >= EXACT_MAX_SELECTIONS)
+        return -2;
+    if (exact_grow((void **)&sp->sel, capsel, sp->nsel + 1, sizeof *sp->sel) ||
+        exact_grow((void **)&sp->sel_cnt, capcnt, ncnt + sp->ngroup, sizeof(int)))
+        return -1;
+    memcpy(&sp->sel_cnt[ncnt], cnt, sizeof(int) * (size_t)sp->ngroup);
+    lb_terms t;
+    sel_terms(sp, cnt, &t);
+    sp->sel[sp->nsel++] = (xsel){S, D, ncnt, bound_from(sp, &t, S, sel_row_floor(sp, cnt, D))};
+    return 0;
+}
+
+/* Every count vector (per group, within its GPUs) summing to S x D. */
+static int count_vectors(exact_space *sp, int S, int D, int g, int left, int *cnt,
+                         long *capsel, long *capcnt)
+{
+    if (g == sp->ngroup)
+        return left ? 0 : add_selection(sp, S, D, cnt, capsel, capcnt);
+    int have = sp->gcount[g] * gsize(sp, g);
+    for (int k = 0; k <= have && k <= left; k++) {
+        cnt[g] = k;
+        int rc = count_vectors(sp, S, D, g + 1, left - k, cnt, capsel, capcnt);
+        if (rc)
+            return rc;
+    }
+    cnt[g] = 0;
+    return 0;
+}
+
+static int make_selections(exact_space *sp)
+{
+    const enc_problem *pr = sp->pr;
+    int *cnt = calloc((size_t)sp->ngroup, sizeof(int)), mmax = max_mtot(pr), rc = cnt ? 0 : -1;
+    long capsel = 0, capcnt = 0;
+    for (int S = 1; S <= pr->smax && !rc; S++)
+        for (int D = 1; D * S <= pr->N && D <= mmax && !rc; D++)
+            rc = count_vectors(sp, S, D, 0, S * D, cnt, &capsel, &capcnt);
+    free(cnt);
+    return rc;
+}
+
+/* --- placements of a selection (generated on demand) -------------------------------- */
+
+double exact_key(const xprune *x, const obj_metrics *m)
+{
+    return x->obj ? objective_value(x->obj, m) : m->time_s;
+}
+
+bool exact_pruned(const xprune *x, const obj_metrics *m)
+{
+    return !(exact_key(x, m) < x->thr) ||
+           (x->skip && pareto_covered(x->skip, m->time_s, m->energy_j));
+}
+
+static unsigned long hash_cells(int S, int D, const int *c)
+{
+    unsigned long h = 1469598103934665603UL ^ (unsigned long)(S * 1000 + D);
+    for (int i = 0; i < S * D; i++)
+        h = (h ^ (unsigned long)c[i]) * 1099511628211UL;
+    return h;
+}
+
+static bool same_place(const exact_space *sp, int p, int S, int D, const int *c)
+{
+    return sp->pS[p] == S && sp->pD[p] == D &&
+           !memcmp(&sp->cls[sp->poff[p]], c, sizeof(int) * (size_t)(S * D));
+}
+
+static int rehash(exact_space *sp, long cap)
+{
+    int *h = calloc((size_t)cap, sizeof *h);
+    if (!h)
+        return -1;
+    for (int p = 0; p < sp->nplace; p++) {
+        unsigned long k = hash_cells(sp->pS[p], sp->pD[p], &sp->cls[sp->poff[p]]) % (unsigned long)cap;
+        while (h[k])
+            k = (k + 1) % (unsigned long)cap;
+        h[k] = p + 1;
+    }
+    free(sp->hash);
+    sp->hash = h;
+    sp->caphash = cap;
+    return 0;
+}
+
+/* The index of placement (S, D, cells), stored with bound lb if new. */
+static int find_or_add(exact_space *sp, int S, int D, const int *c, obj_metrics lb)
+{
+    if (2 * (long)(sp->nplace + 1) > sp->caphash &&
+        rehash(sp, sp->caphash ? 2 * sp->caphash : 4096))
+        return -1;
+    unsigned long k = hash_cells(S, D, c) % (unsigned long)sp->caphash;
+    while (sp->hash[k]) {
+        if (same_place(sp, sp->hash[k] - 1, S, D, c))
+            return sp->hash[k] - 1;
+        k = (k + 1) % (unsigned long)sp->caphash;
+    }
+    if (sp->nplace >= EXACT_MAX_PLACEMENTS)
+        return -2;
+    long cells = (long)S * D;
+    if (sp->nplace == sp->capplace) {
+        long cap = sp->capplace, c1 = cap, c2 = cap, c3 = cap, c4 = cap, c5 = cap, c6 = cap;
+        if (exact_grow((void **)&sp->pS, &c1, cap + 1, sizeof(int)) ||
+            exact_grow((void **)&sp->pD, &c2, cap + 1, sizeof(int)) ||
+            exact_grow((void **)&sp->poff, &c3, cap + 1, sizeof(long)) ||
+            exact_grow((void **)&sp->plb, &c4, cap + 1, sizeof *sp->plb) ||
+            exact_grow((void **)&sp->pfirst, &c5, cap + 1, sizeof(long) * ENC_MAX_B) ||
+            exact_grow((void **)&sp->pnpts, &c6, cap + 1, ENC_MAX_B))
+            return -1;
+        sp->capplace = (int)c1;
+    }
+    if (exact_grow((void **)&sp->cls, &sp->capcls, sp->ncls + cells, sizeof(int)))
+        return -1;
+    int p = sp->nplace++;
+    sp->pS[p] = S;
+    sp->pD[p] = D;
+    sp->poff[p] = sp->ncls;
+    sp->plb[p] = lb;
+    for (int bi = 0; bi < ENC_MAX_B; bi++) {
+        sp->pfirst[(long)p * ENC_MAX_B + bi] = -1;
+        sp->pnpts[(long)p * ENC_MAX_B + bi] = 0;
+    }
+    memcpy(&sp->cls[sp->ncls], c, sizeof(int) * (size_t)cells);
+    sp->ncls += cells;
+    sp->hash[k] = p + 1;
+    return p;
+}
+
+typedef struct dfs {
+    exact_space *sp;
+    const xprune *x;
+    lb_terms t;
+    int S, D;
+    int *grp, *cell, *gpus, *left, *fresh, *room;  /* per cell; per group; per node class */
+    double trows;
+    int **out;
+    long *n, *cap;
+} dfs;
+
+static bool over_budget(exact_space *sp)
+{
+    if (sp->max_visits && sp->visited > sp->max_visits)
+        return true;
+    return sp->deadline > 0 && (sp->visited & 1023) == 0 && now_s() > sp->deadline;
+}
+
+/* The bound of the row holding cell `last`, from its cells so far (their
+ * GPUs: class -> next GPU): its transfers so far, and one microbatch's
+ * compute on its fastest GPU, which is at most `vcap` once the row is full. */
+static double row_time(dfs *d, int last, double vcap)
+{
+    const enc_problem *pr = d->sp->pr;
+    int S = d->S, first = last - last % S, *gpus = d->gpus;
+    double vmax = vcap, x = 0;
+    for (int k = 0; first + k <= last; k++) {
+        int c = d->cell[first + k];
+        int before = 0;
+        for (int i = 0; i < first + k; i++)
+            before += d->cell[i] == c;
+        gpus[k] = pr->class_first[c] + before;
+        vmax = fmax(vmax, gspeed(d->sp, gpus[k]));
+        if (k > 0)
+            x += 1e-9 * (double)(enc_xfer_ns(pr, 0, gpus[k - 1], gpus[k]) +
+                                 enc_xfer_ns(pr, 0, gpus[k], gpus[k - 1]));
+    }
+    return pr->bval[0] * seq_flops(pr->j, pr->L) / vmax + x;
+}
+
+/* The fastest GPU speed the selection has left to place. */
+static double fastest_left(const dfs *d)
+{
+    double v = 0;
+    for (int g = 0; g < d->sp->ngroup; g++)
+        if (d->left[g])
+            v = fmax(v, gspeed(d->sp, gpu_of_group(d->sp, g)));
+    return v;
+}
+
+static int dfs_store(dfs *d)
+{
+    obj_metrics lb = bound_from(d->sp, &d->t, d->S, d->trows);
+    if (exact_key(d->x, &lb) < d->x->lo)
+        return 0; /* generated by an earlier window */
+    int p = find_or_add(d->sp, d->S, d->D, d->cell, lb);
+    if (p < 0)
+        return p;
+    if (exact_grow((void **)d->out, d->cap, *d->n + 1, sizeof(int)))
+        return -1;
+    (*d->out)[(*d->n)++] = p;
+    return 0;
+}
+
+/* Cell by cell, row-major. Rows are sorted by their groups (each row's
+ * group sequence >= the previous one's), and within a group the nodes are
+ * numbered by first use (a new node is always the group's next unused one):
+ * every placement up to permutations of rows and of identical nodes is
+ * generated at least once. A row whose bound reaches the threshold cuts the
+ * branch: the bound only grows with more rows. */
+static int dfs_cell(dfs *d, int at, bool tight)
+{
+    exact_space *sp = d->sp;
+    int S = d->S;
+    sp->visited++;
+    if (over_budget(sp))
+        return -2;
+    if (at == S * d->D)
+        return dfs_store(d);
+    if (at % S == 0)
+        tight = at > 0;
+    int lo = tight ? d->grp[at - S] : 0;
+    for (int g = lo; g < sp->ngroup; g++) {
+        if (!d->left[g])
+            continue;
+        bool t2 = tight && g == d->grp[at - S];
+        int nfresh = d->fresh[g];
+        for (int i = 0; i <= nfresh && i < sp->gcount[g]; i++) {
+            int c = sp->gnode[sp->gfirst[g] + i];
+            if (!d->room[c])
+                continue;
+            d->left[g]--;
+            d->room[c]--;
+            d->grp[at] = g;
+            d->cell[at] = c;
+            if (i == nfresh)
+                d->fresh[g]++;
+            double saved = d->trows;
+            int rc = 0;
+            /* a full row's bound holds for the placement, a partial one's
+             * for its completions */
+            bool full = (at + 1) % S == 0;
+            double tr = row_time(d, at, full ? 0 : fastest_left(d));
+            if (full)
+                d->trows = fmax(d->trows, tr);
+            obj_metrics lb = bound_from(sp, &d->t, S, fmax(d->trows, tr));
+            rc = exact_pruned(d->x, &lb);
+            if (!rc)
+                rc = dfs_cell(d, at + 1, t2);
+            else
+                rc = 0;
+            d->trows = saved;
+            if (i == nfresh)
+                d->fresh[g]--;
+            d->room[c]++;
+            d->left[g]++;
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+int exact_expand(exact_space *sp, int s, const xprune *x, int **out, long *n, long *cap)
+{
+    const enc_problem *pr = sp->pr;
+    const xsel *q = &sp->sel[s];
+    dfs d = {.sp = sp, .x = x, .S = q->S, .D = q->D, .out = out, .n = n, .cap = cap};
+    int N = pr->N, G = sp->ngroup, C = pr->nclass;
+    int *buf = malloc(sizeof(int) * (size_t)(3 * N + 2 * G + C));
+    if (!buf)
+        return -1;
+    d.grp = buf;
+    d.cell = buf + N;
+    d.gpus = buf + 2 * N;
+    d.left = buf + 3 * N;
+    d.fresh = d.left + G;
+    d.room = d.fresh + G;
+    memcpy(d.left, &sp->sel_cnt[q->off], sizeof(int) * (size_t)G);
+    memset(d.fresh, 0, sizeof(int) * (size_t)G);
+    memcpy(d.room, pr->class_size, sizeof(int) * (size_t)C);
+    sel_terms(sp, d.left, &d.t);
+    d.trows = 0;
+    int rc = dfs_cell(&d, 0, false);
+    free(buf);
+    return rc;
+}
+
+int exact_refuse(const exact_space *sp, gt_err *e)
+{
+    char why[160];
+    if (sp->nsel >= EXACT_MAX_SELECTIONS)
+        snprintf(why, sizeof why, "has more than %.0e count vectors", (double)EXACT_MAX_SELECTIONS);
+    else if (sp->nplace >= EXACT_MAX_PLACEMENTS)
+        snprintf(why, sizeof why, "generated more than %.0e placements", (double)EXACT_MAX_PLACEMENTS);
+    else if (sp->deadline > 0)
+        snprintf(why, sizeof why, "ran past the limit of %.3g s", sp->limit_s);
+    else
+        snprintf(why, sizeof why, "visited more than %.3g partial placements (the cap without "
+                                  "--budget-s, about %.3g s on the reference machine)",
+                 (double)sp->max_visits, EXACT_DEFAULT_LIMIT_S);
+    return gt_fail(e, "exact: the instance is beyond the exact solver's reach: %d GPUs in %d "
+                      "classes of interchangeable GPUs (%d count vectors x shapes) %s without "
+                      "a proof, so it would take longer (%d placements generated; raise the "
+                      "limit with --budget-s, or use --planner memetic)",
+                   sp->pr->N, sp->ngroup, sp->nsel, why, sp->nplace);
 }
 
 /* The genome of a placement: classes -> GPUs in index order per class. */
@@ -315,54 +503,35 @@ void exact_placement_genome(const exact_space *sp, int place, int bi, int sched,
     g->sync = (sync_kind)sync;
 }
 
-static int bound_placements(exact_space *sp)
-{
-    const enc_problem *pr = sp->pr;
-    sp->plb = malloc(sizeof *sp->plb * (size_t)(sp->nplace + 1));
-    sp->pfirst = malloc(sizeof *sp->pfirst * (size_t)(sp->nplace + 1));
-    sp->pnpts = calloc((size_t)(sp->nplace + 1), 1);
-    int *gpus = malloc(sizeof(int) * (size_t)pr->N), *used = malloc(sizeof(int) * (size_t)pr->nclass);
-    if (!sp->plb || !sp->pfirst || !sp->pnpts || !gpus || !used) {
-        free(gpus);
-        free(used);
-        return -1;
-    }
-    for (int p = 0; p < sp->nplace; p++) {
-        const int *cls = &sp->cls[sp->poff[p]];
-        memset(used, 0, sizeof(int) * (size_t)pr->nclass);
-        for (int x = 0; x < sp->pS[p] * sp->pD[p]; x++)
-            gpus[x] = pr->class_first[cls[x]] + used[cls[x]]++;
-        sp->plb[p] = placement_bound(sp, p, gpus);
-        sp->pfirst[p] = -1;
-    }
-    free(gpus);
-    free(used);
-    return 0;
-}
+/* Visits per second assumed for the cap without --budget-s (this times
+ * EXACT_DEFAULT_LIMIT_S: 1.2e8), a count, so whether an instance is refused
+ * does not depend on the machine (deterministic). An assumption, not a
+ * measurement: on the bench instances decoding the opened units, not
+ * visiting, takes most of the time, so the clock limit usually binds first. */
+#define EXACT_REF_VISITS_PER_S 2e6
 
 int exact_enumerate(const enc_problem *pr, double limit_s, int threads, exact_space **out,
                     gt_err *e)
 {
-    double pl, secs = limit_s > 0 ? exact_cost_estimate(pr, &pl) : reference_cost(pr, &pl);
     int nth = threads > 0 ? threads : omp_get_max_threads();
-    if (limit_s <= 0) { /* no budget: one thread's figure, whatever the machine has */
-        limit_s = EXACT_DEFAULT_LIMIT_S;
-        secs *= nth;
-    }
-    if (secs / nth > limit_s || pl > EXACT_MAX_PLACEMENTS)
-        return refuse(pr, pl, secs / nth, limit_s, e);
     exact_space *sp = calloc(1, sizeof *sp);
     if (!sp)
         return gt_fail(e, "out of memory");
     sp->pr = pr;
     sp->threads = nth;
     sp->par = nth > 1 && pr->N >= 10;
-    int rc = enumerate_placements(sp);
+    sp->limit_s = limit_s > 0 ? limit_s : EXACT_DEFAULT_LIMIT_S;
+    if (limit_s > 0)
+        sp->deadline = now_s() + limit_s;
+    else
+        sp->max_visits = (long)(EXACT_REF_VISITS_PER_S * EXACT_DEFAULT_LIMIT_S);
+    int rc = make_groups(sp) || layer_times(sp) ? -1 : make_selections(sp);
     if (rc == -2) {
+        rc = exact_refuse(sp, e);
         exact_space_free(sp);
-        return refuse(pr, pl, secs / nth, limit_s, e);
+        return rc;
     }
-    if (rc || bound_placements(sp)) {
+    if (rc) {
         exact_space_free(sp);
         return gt_fail(e, "out of memory enumerating placements");
     }
@@ -374,6 +543,15 @@ void exact_space_free(exact_space *s)
 {
     if (!s)
         return;
+    free(s->gfirst);
+    free(s->gcount);
+    free(s->gnode);
+    free(s->group_of);
+    free(s->sel);
+    free(s->sel_cnt);
+    free(s->hash);
+    free(s->layer_s);
+    free(s->type_speed);
     free(s->pS);
     free(s->pD);
     free(s->poff);
@@ -397,68 +575,97 @@ long exact_space_opened(const exact_space *s)
     return s->opened;
 }
 
-/* --- opening placements ------------------------------------------------------------- */
+/* --- opening units ------------------------------------------------------------------ */
 
-/* Decode every (microbatch size, schedule) of the placements list[0..n) not
- * opened yet (in parallel into fixed slots), then append their feasible
- * points in list order. */
-int exact_open_placements(exact_space *sp, const int *list, int n)
+/* Per microbatch size and GPU type, the least seconds per layer of any
+ * stage (fwd + bwd of one microbatch over every layer range, per layer):
+ * a stage of l layers takes at least l times that, whatever the cost model
+ * (FLOPs, profiles) makes of ranges; and per type the most FLOPs per second
+ * of any range, the speed every other bound uses. */
+static int layer_times(exact_space *sp)
 {
     const enc_problem *pr = sp->pr;
-    int per = pr->nb * ENC_NSCHED;
-    xpoint *tmp = malloc(sizeof *tmp * (size_t)(n * per));
-    char *ok = calloc((size_t)(n * per), 1);
-    if (!tmp || !ok) {
-        free(tmp);
-        free(ok);
+    sp->layer_s = malloc(sizeof *sp->layer_s * (size_t)(pr->nb * pr->ntypes));
+    sp->type_speed = calloc((size_t)pr->ntypes, sizeof *sp->type_speed);
+    if (!sp->layer_s || !sp->type_speed)
         return -1;
-    }
-    int bad = 0;
-#pragma omp parallel num_threads(sp->threads) if (sp->par)
-    {
-        genome g;
-        int *used = malloc(sizeof(int) * (size_t)pr->nclass);
-        int mine = genome_alloc(&g, pr->N) || !used;
-#pragma omp for schedule(dynamic, 1)
-        for (int i = 0; i < n; i++) {
-            int p = list[i];
-            if (mine || sp->pfirst[p] >= 0)
-                continue;
-            for (int bi = 0; bi < pr->nb; bi++)
-                for (int sc = 0; sc < ENC_NSCHED; sc++) {
-                    if (sp->pD[p] > pr->mtot[bi])
-                        continue;
-                    exact_placement_genome(sp, p, bi, sc, SYNC_RING, &g, used);
-                    if (enc_decode(pr, &g, NULL))
-                        continue;
-                    int x = i * per + bi * ENC_NSCHED + sc;
-                    tmp[x] = (xpoint){p, (signed char)bi, (signed char)sc, {-1, -1, -1},
-                                      enc_bound(pr, &g)};
-                    ok[x] = 1;
+    for (int bi = 0; bi < pr->nb; bi++)
+        for (int ty = 0; ty < pr->ntypes; ty++) {
+            const gpu_type *g = &pr->t->types[ty];
+            double c = INFINITY;
+            for (int a = 0; a < pr->L; a++)
+                for (int e = a; e < pr->L; e++) {
+                    int64_t ns = t_add(cost_stage_fwd_ns(pr->j, g, 1, pr->bval[bi], a, e, 1.0),
+                                       cost_stage_bwd_ns(pr->j, g, 1, pr->bval[bi], a, e, 1.0));
+                    c = fmin(c, 1e-9 * (double)ns / (e - a + 1));
+                    double fl = cost_stage_fwd_flops(pr->j, pr->bval[bi], a, e) +
+                                cost_stage_bwd_flops(pr->j, pr->bval[bi], a, e);
+                    if (ns > 0)
+                        sp->type_speed[ty] = fmax(sp->type_speed[ty], fl / (1e-9 * (double)ns));
+                    else
+                        sp->type_speed[ty] = INFINITY; /* no time at all: no bound */
                 }
+            sp->layer_s[bi * pr->ntypes + ty] = c;
         }
-        genome_free(&g);
-        free(used);
-#pragma omp atomic
-        bad |= mine;
-    }
-    for (int i = 0; i < n && !bad; i++) {
-        int p = list[i];
-        if (sp->pfirst[p] >= 0)
-            continue;
-        if (exact_grow((void **)&sp->pts, &sp->cappts, sp->npts + per, sizeof *sp->pts)) {
-            bad = 1;
-            break;
-        }
-        sp->pfirst[p] = sp->npts;
-        for (int x = i * per; x < (i + 1) * per; x++)
-            if (ok[x])
-                sp->pts[sp->npts++] = tmp[x];
-        sp->pnpts[p] = (signed char)(sp->npts - sp->pfirst[p]);
-        sp->opened++;
-    }
-    free(tmp);
-    free(ok);
-    return bad ? -1 : 0;
+    return 0;
 }
 
+/* A lower bound of the least bottleneck over the splits of L layers into
+ * S stages of at least one layer each, stage k taking l_k c[k]: the largest
+ * t found infeasible (sum of floor(t / c_k) < L) by bisection. */
+static double least_bottleneck(const double *c, int S, int L)
+{
+    double lo = 0, hi = 0;
+    for (int k = 0; k < S; k++)
+        hi = fmax(hi, c[k]);
+    lo = hi * (1 - 1e-12); /* every stage holds a layer: >= the slowest one's */
+    hi *= L;
+    for (int it = 0; it < 60; it++) {
+        double mid = 0.5 * (lo + hi);
+        long n = 0;
+        for (int k = 0; k < S; k++)
+            n += (long)floor(mid / c[k]);
+        if (n >= L)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    return lo;
+}
+
+obj_metrics exact_unit_bound(const exact_space *sp, int p, int bi)
+{
+    const enc_problem *pr = sp->pr;
+    int S = sp->pS[p], D = sp->pD[p];
+    if (D > pr->mtot[bi] || !enc_shape_ok(pr, S, D, bi))
+        return (obj_metrics){INFINITY, INFINITY, INFINITY, INFINITY};
+    const int *cls = &sp->cls[sp->poff[p]];
+    int *u = calloc((size_t)pr->nclass, sizeof(int));
+    if (!u)
+        return sp->plb[p]; /* out of memory: the weaker bound still holds */
+    lb_terms t = {0, 0, 0, INFINITY, INFINITY, INFINITY, 0};
+    double T = 0, f = pr->bval[bi] * seq_flops(pr->j, pr->L), *cl = malloc(sizeof *cl * (size_t)S);
+    double rate = 0; /* microbatches per second the rows can at most sustain */
+    for (int r = 0; r < D; r++) {
+        double vmax = 0, x = 0;
+        int prev = -1;
+        for (int k = 0; k < S; k++) {
+            int c = cls[r * S + k], g = pr->class_first[c] + u[c]++;
+            if (cl)
+                cl[k] = sp->layer_s[bi * pr->ntypes + pr->t->gpus[g].type];
+            add_gpus(sp, g, 1, &t);
+            vmax = fmax(vmax, gspeed(sp, g));
+            if (prev >= 0)
+                x += 1e-9 * (double)(enc_xfer_ns(pr, bi, prev, g) + enc_xfer_ns(pr, bi, g, prev));
+            prev = g;
+        }
+        T = fmax(T, f / vmax + x);
+        if (cl) /* every microbatch of the row passes its bottleneck stage */
+            rate += 1 / least_bottleneck(cl, S, pr->L);
+    }
+    if (cl && rate > 0)
+        T = fmax(T, pr->mtot[bi] / rate);
+    free(cl);
+    free(u);
+    return bound_from(sp, &t, S, T);
+}

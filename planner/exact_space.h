@@ -1,18 +1,18 @@
 /* exact_space.h — what the exact referee's files share (private to
- * planner/exact*.c): the enumerated placements with their bounds and the
- * points (placement x microbatch size x schedule) opened so far, and the
- * helpers that grow and decode them. exact_space.c owns the enumeration,
- * the bounds and the opening; exact_search.c the best-first searches;
- * exact.c the planner. */
+ * planner/exact*.c): the selections (shape x counts per class), the
+ * placements generated so far with their bounds, the units (placement x
+ * microbatch size) and points (unit x schedule) opened so far, and the
+ * helpers that grow, bound and decode them. exact_space.c owns the classes,
+ * the generation and the bounds; exact_search.c the best-first searches and
+ * the opening of units; exact.c the planner. */
 #ifndef GT_EXACT_SPACE_H
 #define GT_EXACT_SPACE_H
 
 #include "exact.h"
 
 #define EXACT_BATCH 16      /* points estimated per parallel batch (fixed: determinism) */
-#define EXACT_OPEN 64       /* placements opened per batch */
+#define EXACT_OPEN 64       /* units opened per batch */
 #define EXACT_ARCHIVE 4096  /* pareto: large enough never to thin on small instances */
-#define EXACT_OPEN_SHARE 0.05 /* share of placements expected to be opened (estimate) */
 
 typedef struct xpoint {
     int place;
@@ -21,19 +21,44 @@ typedef struct xpoint {
     obj_metrics lb;
 } xpoint;
 
+/* A selection: a shape and how many GPUs of each group it uses (counts per
+ * class, the first level of the search). */
+typedef struct xsel {
+    int S, D;
+    long off;               /* its counts in sel_cnt */
+    obj_metrics lb;         /* bound of every placement of these GPUs */
+} xsel;
+
 struct exact_space {
     const enc_problem *pr;
     int threads;
     bool par;               /* parallel work: only worth it on the larger instances */
+    /* groups of identical nodes (same site, type, GPU count, NIC): the
+     * enc_problem's node classes of group g are gnode[gfirst[g] .. +gcount[g]) */
+    int ngroup;
+    int *gfirst, *gcount, *gnode, *group_of;
+    int nsel;
+    xsel *sel;
+    int *sel_cnt;
+    /* placements generated so far (node classes per cell, row-major) */
     int nplace, capplace;
     int *pS, *pD;
     long *poff;             /* placement -> offset of its classes in cls */
     int *cls;
     long ncls, capcls;
     obj_metrics *plb;       /* placement bounds */
-    long *pfirst;           /* first point of an opened placement, -1 = not opened */
-    signed char *pnpts;     /* its number of points */
+    /* a unit: placement p with microbatch size bi, u = p * ENC_MAX_B + bi */
+    long *pfirst;           /* first point of an opened unit, -1 = not opened */
+    signed char *pnpts;     /* its number of points (one per schedule that decodes) */
+    int *hash;              /* open addressing: placement index + 1, 0 = empty */
+    long caphash;
     long opened;
+    long visited;           /* partial placements the searches visited */
+    long max_visits;        /* deterministic work cap (no --budget-s), or 0 */
+    double deadline;        /* CLOCK_MONOTONIC seconds (--budget-s), or 0 */
+    double limit_s;
+    double *layer_s;        /* [bi * ntypes + type]: least s per layer of any stage */
+    double *type_speed;     /* [type]: most FLOP/s of any stage (the bounds' speed) */
     xpoint *pts;
     long npts, cappts;
     obj_metrics *res;
@@ -47,8 +72,29 @@ int exact_grow(void **p, long *cap, long need, size_t elem);
 /* The genome of a placement: classes -> GPUs in index order per class. */
 void exact_placement_genome(const exact_space *sp, int place, int bi, int sched, int sync,
                             genome *g, int *used);
-/* Decode every (microbatch size, schedule) of the placements list[0..n) not
- * opened yet, then append their feasible points in list order. */
-int exact_open_placements(exact_space *sp, const int *list, int n);
+/* Bounding a selection's placements: the key function and the threshold
+ * of the search that expands it (a placement whose key reaches thr, or that
+ * skip covers, is never generated). */
+typedef struct xprune {
+    const objective *obj;          /* NULL: by time */
+    const pareto_archive *skip;
+    double lo, thr;                /* generate the keys in [lo, thr) */
+} xprune;
+double exact_key(const xprune *x, const obj_metrics *m);
+bool exact_pruned(const xprune *x, const obj_metrics *m);
+/* Generate the placements of selection `s` that the pruning keeps (rows
+ * sorted by their groups, nodes of a group numbered by first use), adding
+ * each to the space once and its index to *out (grown as needed). Returns
+ * 0, -1 out of memory, -2 beyond the work cap or the deadline. */
+int exact_expand(exact_space *sp, int s, const xprune *x, int **out, long *n, long *cap);
+/* The refusal, once the cap or the deadline ended a search. */
+int exact_refuse(const exact_space *sp, gt_err *e);
+
+/* The bound of placement p with microbatch size bi: the placement bound
+ * with that size's round trip and transfers (INFINITY: shape not allowed). */
+obj_metrics exact_unit_bound(const exact_space *sp, int p, int bi);
+/* Decode both schedules of the units list[0..n) not opened yet, then append
+ * their feasible points in list order. */
+int exact_open_units(exact_space *sp, const long *list, int n);
 
 #endif

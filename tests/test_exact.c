@@ -6,6 +6,8 @@
  *     this checks the enumeration modulo symmetry and both levels of bounds;
  *   - the traffic floor stays below the simulation, and under GPipe adds the
  *     forward and the backward phase (hand-computed two-site case);
+ *   - with identical nodes (one class), the optimum of the estimate and of the
+ *     replay, time and energy, equals the best of every GPU permutation;
  *   - it says it proved optimality and how many plans it examined, and
  *     refuses an instance beyond its reach (exit 1) with how long it would take. */
 #include "testutil.h"
@@ -62,6 +64,7 @@ typedef struct brute {
     char *used;
     obj_metrics *m;
     int n, cap;
+    obj_metrics *sim;   /* when set: every plan replayed too (time INFINITY: refused) */
 } brute;
 
 static void brute_eval(brute *b, int len)
@@ -89,6 +92,15 @@ static void brute_eval(brute *b, int len)
                         if (b->n == b->cap) {
                             b->cap = b->cap ? 2 * b->cap : 1024;
                             b->m = realloc(b->m, sizeof *b->m * (size_t)b->cap);
+                            if (b->sim)
+                                b->sim = realloc(b->sim, sizeof *b->sim * (size_t)b->cap);
+                        }
+                        if (b->sim) {
+                            plan q;
+                            obj_metrics sm = {INFINITY, INFINITY, INFINITY, INFINITY};
+                            if (enc_simulate(pr, &b->g, "b", "time", &q, &sm, &e) == 0)
+                                plan_free(&q);
+                            b->sim[b->n] = sm;
                         }
                         b->m[b->n++] = obj_from_estimate(&s);
                         obj_metrics lb = enc_bound(pr, &b->g);
@@ -135,7 +147,7 @@ static void exact_equals_brute_force(void **state)
         tiny_job(seed, &j);
         enc_problem pr;
         assert_int_equal(enc_problem_init(&pr, &t, &j, NULL, &e), 0);
-        brute b = {&pr, {0}, calloc((size_t)pr.N, sizeof(int)), calloc((size_t)pr.N, 1), NULL, 0, 0};
+        brute b = {&pr, {0}, calloc((size_t)pr.N, sizeof(int)), calloc((size_t)pr.N, 1), NULL, 0, 0, NULL};
         assert_int_equal(genome_alloc(&b.g, pr.N), 0);
         brute_dfs(&b, 0);
         assert_true(b.n > 0);
@@ -169,6 +181,103 @@ static void exact_equals_brute_force(void **state)
         free(b.seq);
         free(b.used);
         free(b.m);
+        enc_problem_free(&pr);
+        topo_free(&t);
+    }
+}
+
+/* --- class symmetry: identical nodes, estimate and replay ------------------------------ */
+
+/* 4 GPUs: two identical one-GPU nodes (same site, type, NIC) and a two-GPU
+ * node of another type elsewhere, or (odd seeds) a two-node site of two
+ * GPUs each and nothing else: the nodes of a group are interchangeable. */
+static void twin_topology(int seed, char *buf, size_t cap)
+{
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, (unsigned long)(311 + seed));
+    int t0 = (int)gsl_rng_uniform_int(r, 5), t1 = (t0 + 1 + (int)gsl_rng_uniform_int(r, 4)) % 5;
+    if (seed % 2)
+        snprintf(buf, cap,
+                 "{\"name\":\"twin%d\",\"sites\":["
+                 "{\"id\":\"x\",\"carbon_g_per_kwh\":300,\"pue\":1.2,\"price_kwh\":0.1,"
+                 "\"nodes\":[{\"gpu\":\"%s\",\"count\":2,\"nic_gbps\":%d,\"repeat\":2}],"
+                 "\"lan\":{\"gbps\":10,\"latency_ms\":0.5}}],\"links\":[]}",
+                 seed, TYPES[t0], 1 + (int)gsl_rng_uniform_int(r, 20));
+    else
+        snprintf(buf, cap,
+                 "{\"name\":\"twin%d\",\"sites\":["
+                 "{\"id\":\"x\",\"carbon_g_per_kwh\":%d,\"pue\":1.1,\"price_kwh\":0.1,"
+                 "\"nodes\":[{\"gpu\":\"%s\",\"count\":1,\"repeat\":2}],"
+                 "\"lan\":{\"gbps\":%d,\"latency_ms\":0.5}},"
+                 "{\"id\":\"y\",\"carbon_g_per_kwh\":%d,\"pue\":1.3,\"price_kwh\":0.2,"
+                 "\"nodes\":[{\"gpu\":\"%s\",\"count\":2}],\"lan\":{\"gbps\":10,\"latency_ms\":0.5}}],"
+                 "\"links\":[{\"a\":\"x\",\"b\":\"y\",\"gbps\":%.2f,\"latency_ms\":%.1f}]}",
+                 seed, 200 + (int)gsl_rng_uniform_int(r, 300), TYPES[t0],
+                 1 + (int)gsl_rng_uniform_int(r, 20), 100 + (int)gsl_rng_uniform_int(r, 300),
+                 TYPES[t1], 0.3 + 5 * gsl_rng_uniform(r), 5 + 60 * gsl_rng_uniform(r));
+    gsl_rng_free(r);
+}
+
+/* The referee merges identical nodes into one class and searches counts per
+ * class: its optimum must still be the best of every GPU permutation, for
+ * the estimate and for the replay, time and energy. */
+static void class_symmetry_equals_brute_force(void **state)
+{
+    (void)state;
+    static const char *const objs[] = {"time", "energy"};
+    for (int seed = 0; seed < 4; seed++) {
+        char json[2048];
+        twin_topology(seed, json, sizeof json);
+        topology t;
+        job j;
+        gt_err e;
+        assert_int_equal(topo_parse(&t, "twin", json, strlen(json), NULL, &e), 0);
+        tiny_job(seed + 1, &j);
+        enc_problem pr;
+        assert_int_equal(enc_problem_init(&pr, &t, &j, NULL, &e), 0);
+        brute b = {&pr, {0}, calloc((size_t)pr.N, sizeof(int)), calloc((size_t)pr.N, 1), NULL,
+                   0, 0, malloc(sizeof(obj_metrics))};
+        assert_int_equal(genome_alloc(&b.g, pr.N), 0);
+        brute_dfs(&b, 0);
+        assert_true(b.n > 0);
+        exact_space *sp;
+        assert_int_equal(exact_enumerate(&pr, 60, 1, &sp, &e), 0);
+        for (size_t o = 0; o < 2; o++) {
+            objective obj;
+            assert_int_equal(objective_parse(objs[o], &obj, &e), 0);
+            objective_set_refs(&obj, &b.m[0]);
+            double best = INFINITY, sbest = INFINITY;
+            for (int i = 0; i < b.n; i++) {
+                best = fmin(best, objective_value(&obj, &b.m[i]));
+                if (isfinite(b.sim[i].time_s))
+                    sbest = fmin(sbest, objective_value(&obj, &b.sim[i]));
+            }
+            exact_result r;
+            assert_int_equal(exact_search(sp, &obj, NULL, &r, &e), 0);
+            assert_true(r.proved);
+            assert_true(rel_diff(r.top[0].fit, best) <= 1e-12);
+            enc_final f;
+            int replayed, above;
+            bool proved;
+            assert_int_equal(exact_sim_search(sp, &obj, &obj, &r.top[0], NULL, 5000, &f,
+                                              &replayed, &above, &proved, &e), 0);
+            if (rel_diff(f.value, sbest) > 1e-12 || above)
+                fprintf(stderr, "twin %d %s: exact sim %.15g brute %.15g (%d above)\n", seed,
+                        objs[o], f.value, sbest, above);
+            assert_true(proved);
+            assert_int_equal(above, 0);
+            assert_true(rel_diff(f.value, sbest) <= 1e-12);
+            plan_free(&f.p);
+            exact_result_free(&r);
+        }
+        printf("twin instance %d: %d GPUs in %d nodes, %d plans replayed by brute force, %ld "
+               "placements\n", seed, pr.N, pr.nclass, b.n, exact_space_placements(sp));
+        exact_space_free(sp);
+        genome_free(&b.g);
+        free(b.seq);
+        free(b.used);
+        free(b.m);
+        free(b.sim);
         enc_problem_free(&pr);
         topo_free(&t);
     }
@@ -356,6 +465,7 @@ int main(void)
         return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(exact_equals_brute_force),
+        cmocka_unit_test(class_symmetry_equals_brute_force),
         cmocka_unit_test(bound_below_estimate),
         cmocka_unit_test(traffic_floor_below_simulation),
         cmocka_unit_test(gpipe_phases_floor),
