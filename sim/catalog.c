@@ -50,7 +50,8 @@ static int read_kernel_cols(csv_reader *r, const int *kc, gpu_type *g, gt_err *e
         return 0;
     const char *arch = csv_get(r, kc[0]);
     if (strlen(arch) >= sizeof g->arch)
-        return gt_fail(e, "%s:%d: column 'arch': '%s' too long", r->path, r->line, arch);
+        return csv_fail_at(r, kc[0], e, "'%s' too long (at most %zu characters)", arch,
+                           sizeof g->arch - 1);
     snprintf(g->arch, sizeof g->arch, "%s", arch);
     double v[NKERN];
     static const double lo[] = {0, 1, 0, 0, 0.01, 0.05, 0.05, 0, 0, 0.05, 0};

@@ -42,11 +42,12 @@ static int add_source(topology *t, const char *text)
 static int add_sources(const topogen_opts *o, const topogen_data *d, topology *t)
 {
     char buf[1024];
-    int rc = add_source(t, "sites: real regions from topologies/regions.csv (derived from "
-                           "../shared/data/regions.csv by topologies/derive/"
-                           "derive_generator_tables.py): approximate city coordinates; grid "
-                           "carbon (ESTIMATE = same-country mean where the shared table is "
-                           "blank); LAN latency = half the Erben et al. same-region ping");
+    int rc = add_source(t, "sites: real regions from topologies/regions.csv (derived by "
+                           "topologies/derive/derive_generator_tables.py from Google's "
+                           "region-carbon-info and the Cloud Carbon Footprint coefficients; "
+                           "docs/data-sources.md): approximate city coordinates; grid "
+                           "carbon (ESTIMATE = same-country mean where no factor is "
+                           "published); LAN latency = half the Erben et al. same-region ping");
     snprintf(buf, sizeof buf, "WAN where measured: topologies/wan_measured.csv (Skyplane "
              "2022-04 mean ping RTT / 2, else Azure P95 RTT / 2; Skyplane iperf3 64-connection "
              "throughput 2022-11, else 2022-01, per direction; an unmeasured direction takes "
