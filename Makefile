@@ -5,7 +5,7 @@
 #                     under ASan + UBSan, the bad-input corpus through an ASan +
 #                     UBSan geotrain, the installed library, a clang build
 #   make bench        speed figures (printed, never asserted)
-#   make experiments  every experiment of DESIGN section 9 + figures + report
+#   make experiments  every experiment of experiments/README.md + figures + report
 #   make memcheck     the suite under valgrind memcheck
 #   make fuzz         libFuzzer targets (clang), FUZZ_SECONDS each
 #   make install      PREFIX=/usr/local

@@ -1,5 +1,5 @@
 #!/bin/sh
-# experiments/run.sh — run the experiments of DESIGN section 9 and write the
+# experiments/run.sh — run the experiments of experiments/README.md and write the
 # report (`make experiments`). POSIX sh + awk + gnuplot.
 #
 #   sh experiments/run.sh                 every experiment whose results are stale

@@ -1,4 +1,4 @@
-/* exact.h — the exact referee (DESIGN 8, `--planner exact`).
+/* exact.h — the exact referee (docs/planner.md, `--planner exact`).
  *
  * Search space: the one of encoding.h (the memetic planner's): GPU
  * selection, shape S x D, placement on the grid, schedule (gpipe, 1f1b),

@@ -1,4 +1,4 @@
-/* islands.h — scale-out (DESIGN 10): the MPI process group and the island
+/* islands.h — scale-out (docs/architecture.md): the MPI process group and the island
  * model of the memetic planner (`geotrain plan --islands`).
  *
  * This file and islands.c hold GeoTrain's only MPI code. Everything else

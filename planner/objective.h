@@ -1,4 +1,4 @@
-/* objective.h — what a planner minimises (DESIGN 8): parsing the --objective
+/* objective.h — what a planner minimises (docs/planner.md): parsing the --objective
  * string and turning a plan's metrics into one number, lower is better.
  * Shared by every planner (memetic, exact, baselines) and by `compare`.
  *

@@ -1,4 +1,4 @@
-/* pareto.h — the archive of non-dominated plans in time x energy (DESIGN 8,
+/* pareto.h — the archive of non-dominated plans in time x energy (docs/planner.md,
  * objective "pareto"), and the front a planner hands back.
  *
  * Point a dominates b when a is no slower and uses no more energy, and is

@@ -19,7 +19,7 @@ plot for [S in "2 4 8"] th(S + 0, x) with lines lt (S == 2 ? 1 : S == 4 ? 2 : 3)
 # 2. agreement: DES vs closed form (left), 1F1B residual (right)
 set output fig("E11-agreement")
 unset title
-set multiplot layout 1,2 title "DES against the closed forms (DESIGN 4 formulas, computed in awk)"
+set multiplot layout 1,2 title "DES against the closed forms (docs/models.md formulas, computed in awk)"
 set logscale xy 10
 set autoscale
 set xlabel "closed form (s)"

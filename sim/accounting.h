@@ -1,4 +1,4 @@
-/* accounting.h — where each GPU's time went and what it cost (DESIGN 7).
+/* accounting.h — where each GPU's time went and what it cost (docs/models.md).
  *
  * Every selected GPU is, at each instant of the iteration, in one state:
  *   compute  running a forward, backward or optimizer op      (TDP at the maximum

@@ -1,4 +1,4 @@
-/* collective.h — gradient sync algorithms as steps of flows (DESIGN 6).
+/* collective.h — gradient sync algorithms as steps of flows (docs/models.md).
  *
  * A collective is a list of steps; every flow of a step starts when the
  * previous step has completely ended (a barrier, which is what the closed

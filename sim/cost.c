@@ -1,4 +1,4 @@
-/* cost.c — formulas of the cost model (see cost.h, DESIGN section 4). */
+/* cost.c — formulas of the cost model (see cost.h, docs/models.md). */
 #include "cost.h"
 
 #include <math.h>
@@ -150,7 +150,7 @@ static double head_s(const job *j, const gpu_type *g, int b, int bwd)
     return (bwd ? 2 * f : f) / (g->peak_flops * g->efficiency);
 }
 
-/* Seconds of one pass of a stage from a per-layer profile (DESIGN 4: a
+/* Seconds of one pass of a stage from a per-layer profile (docs/models.md: a
  * profile overrides the formula); parts without a profile row use the
  * model. Returns -1 when the profile has no `layer` row for this key. */
 static double profiled_s(const job *j, const gpu_type *g, int b, int first, int last, int bwd)

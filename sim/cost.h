@@ -1,5 +1,5 @@
 /* cost.h — the cost model: the one source of truth for the estimator, the
- * simulator and every planner (DESIGN section 4).
+ * simulator and every planner (docs/models.md).
  *
  * Parameter counts, FLOPs, memory, transfer sizes and op durations of a
  * decoder-only Transformer. Layers are 0..L-1; the embedding rides with layer

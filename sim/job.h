@@ -1,5 +1,5 @@
 /* job.h — a training job: which model, how much data per iteration, how.
- * Parsed from the command line's JOB options (see DESIGN section 3.3). */
+ * Parsed from the command line's JOB options (see docs/formats.md). */
 #ifndef GT_JOB_H
 #define GT_JOB_H
 

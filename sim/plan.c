@@ -1,4 +1,4 @@
-/* plan.c — plan reader, checker and writer (see plan.h, DESIGN 3.4). */
+/* plan.c — plan reader, checker and writer (see plan.h, docs/formats.md). */
 #include "plan.h"
 
 #include <stdlib.h>

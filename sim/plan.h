@@ -1,4 +1,4 @@
-/* plan.h — what a planner outputs and the simulator replays (DESIGN 3.4).
+/* plan.h — what a planner outputs and the simulator replays (docs/formats.md).
  *
  * A plan is D pipelines; pipeline p has S_p stages; a stage is a contiguous
  * layer range on one GPU or several GPUs of one node (tensor parallelism).
@@ -117,7 +117,7 @@ double plan_gpu_memory(const plan *p, const job *j, int g);
 int plan_memory_all(const plan *p, const job *j, int ngpus, double **out);
 int plan_gpus_used(const plan *p);
 
-/* JSON form (DESIGN 3.4); the caller may add "objective_value", "estimate",
+/* JSON form (docs/formats.md); the caller may add "objective_value", "estimate",
  * "simulated" before writing. */
 struct json_t *plan_to_json(const plan *p, const topology *t);
 int plan_write(const plan *p, const topology *t, const char *path, gt_err *e);

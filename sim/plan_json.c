@@ -1,4 +1,4 @@
-/* plan_json.c — writing plans in the format of DESIGN 3.4 (see plan.h). */
+/* plan_json.c — writing plans in the format of docs/formats.md (see plan.h). */
 #include <jansson.h>
 
 #include "jsonio.h"

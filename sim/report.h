@@ -1,5 +1,5 @@
 /* report.h — what `geotrain simulate` prints: a human table, JSON with the
- * stable keys of DESIGN 11, and CSV rows. */
+ * stable keys of docs/cli.md, and CSV rows. */
 #ifndef GT_REPORT_H
 #define GT_REPORT_H
 

@@ -1,5 +1,5 @@
 /* simulator.c — the discrete-event replay of one training iteration
- * (simulator.h, DESIGN 6).
+ * (simulator.h, docs/models.md).
  *
  * Events: an op ends; a transfer's latency has passed (its bytes start to
  * move); a flow's bytes are all delivered; a link's bandwidth changes (trace).

@@ -1,4 +1,4 @@
-/* simulator.h — the discrete-event replay of a plan (DESIGN 6): ops on GPUs,
+/* simulator.h — the discrete-event replay of a plan (docs/models.md): ops on GPUs,
  * flows on a max-min fair fluid network (or Atlas's temporal sharing on WAN
  * links), gradient sync as flow steps, jitter, stragglers, bandwidth traces
  * and preemptions. The referee of every planner. */

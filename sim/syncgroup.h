@@ -1,4 +1,4 @@
-/* syncgroup.h — who synchronises which gradients (DESIGN 6, "per-layer sync
+/* syncgroup.h — who synchronises which gradients (docs/models.md, "per-layer sync
  * groups"). Gradients of layer l are all-reduced among the stages of every
  * pipeline that hold l. Consecutive layers held by the same set of GPUs form
  * one group, so that pipelines with identical splits give one group per

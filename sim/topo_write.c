@@ -1,4 +1,4 @@
-/* topo_write.c — topology writer: the inverse of topo_load (DESIGN 3.2).
+/* topo_write.c — topology writer: the inverse of topo_load (docs/formats.md).
  * Consecutive identical nodes are folded into one entry with "repeat". */
 #include <math.h>
 #include <stdlib.h>

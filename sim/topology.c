@@ -1,5 +1,5 @@
 /* topology.c — topology reader, validator, writer and path queries
- * (see topology.h and DESIGN section 3.2). */
+ * (see topology.h and docs/formats.md). */
 #include "topology.h"
 
 #include <math.h>

@@ -1,6 +1,6 @@
 /* topology.h — the world a plan runs on: sites, nodes, GPUs and links.
  *
- * Loaded from the JSON format of DESIGN section 3.2 (strict: unknown fields
+ * Loaded from the JSON format of docs/formats.md (strict: unknown fields
  * are errors) and written back by topo_write(). GPUs are numbered globally
  * 0..ngpus-1 in file order; a GPU's name is "site/node/index". Links are kept
  * as a directed site x site matrix in bytes/s and seconds (one-way). */

@@ -1,4 +1,4 @@
-/* study.h — random topology studies (`geotrain study`, DESIGN 10, 11): N
+/* study.h — random topology studies (`geotrain study`, docs/architecture.md, 11): N
  * generated topologies x jobs x planners x seeds, every plan replayed by the
  * simulator, one CSV row per run.
  *

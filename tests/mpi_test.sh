@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/mpi_test.sh — the MPI build (DESIGN 10), run by hand or by CI when MPI
+# tests/mpi_test.sh — the MPI build (docs/architecture.md), run by hand or by CI when MPI
 # is wanted; `make test` does not run it.
 #
 #   sh tests/mpi_test.sh            builds build-mpi/ with `make MPI=1` (which

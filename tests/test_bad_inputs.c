@@ -1,7 +1,7 @@
 /* test_bad_inputs.c — every file of the bad-input corpus (tests/bad/) is
  * refused by the command a user would run, with exit code 1 and an error
  * that names the file, the line and column (JSON), the field and the reason
- * (DESIGN 2 and 11). The output-writing rules are tested in test_outputs.c.
+ * (docs/formats.md and 11). The output-writing rules are tested in test_outputs.c.
  *
  *   tests/bad/topo/FILE    geotrain topo check FILE
  *   tests/bad/plan/FILE    geotrain plan check -t tests/bad/support/topo.json

@@ -1,4 +1,4 @@
-/* test_cost.c — the cost model against published figures (DESIGN 4):
+/* test_cost.c — the cost model against published figures (docs/models.md):
  * GPT3-XL at s = 2048, B = 1024 with full recomputation: transformer layers
  * 96 B s L h^2 (1 + s/6h) = 23.64 PFLOP, whole model with the LM head
  * 96 B s L h^2 (1 + s/6h + V/16Lh) = 24.94 PFLOP (Narayanan et al. 2021);

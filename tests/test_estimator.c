@@ -1,4 +1,4 @@
-/* test_estimator.c — the estimator against closed forms (DESIGN 5, 11):
+/* test_estimator.c — the estimator against closed forms (docs/models.md, 11):
  * pipeline makespan (m + S - 1)(t_f + t_b) for GPipe and 1F1B on identical
  * GPUs with negligible links, bubble fraction, ring all-reduce time, and the
  * energy identity compute + comm + idle = iteration. */

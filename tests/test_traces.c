@@ -131,7 +131,7 @@ static void prefill_mix_values(void **state)
     prefill_mix_free(&m);
 }
 
-/* The example profile was computed from the DESIGN 4 formula: check it. */
+/* The example profile was computed from the docs/models.md formula: check it. */
 static void example_profile_matches_the_formula(void **state)
 {
     (void)state;

@@ -1,4 +1,4 @@
-/* gen.h — the topology generator behind `geotrain topo gen` (DESIGN 3.2, 11).
+/* gen.h — the topology generator behind `geotrain topo gen` (docs/formats.md, 11).
  *
  * A generated topology puts its sites in real cloud regions picked from
  * topologies/regions.csv. The WAN between two regions is the measurement in

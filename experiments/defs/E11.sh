@@ -1,6 +1,6 @@
 # E11 — simulator validation: the discrete-event simulator (DES) against the
 # estimator and against closed forms computed here, independently of the C
-# code, from the cost-model formulas of DESIGN section 4.
+# code, from the cost-model formulas of docs/models.md.
 #
 # Inputs (written by run into $WORK): one node of 8 x A100-80GB (GPU link from
 # topologies/gpus.csv, no latency inside a node), a 16-layer GPT-style model
@@ -13,7 +13,7 @@
 # Measured: iteration time of the DES, of the estimator and of the closed form;
 # pipeline bubble of the DES and (S-1)/(m+S-1). Seeds: none (deterministic).
 # Published: GPipe (Huang et al. 2019) and 1F1B (Narayanan et al. 2021) bubble
-# (S-1)/(m+S-1); DESIGN section 5: DES = estimator on contention-free plans.
+# (S-1)/(m+S-1); docs/models.md: DES = estimator on contention-free plans.
 ID=E11
 TITLE="Simulator validation: DES vs estimator vs closed forms"
 QUESTION="Does the event simulator agree with the estimator and with closed forms where theory is exact (pipeline schedules, ring all-reduce), and how far apart are DES and estimator when links are shared?"
@@ -84,7 +84,7 @@ e11_ring_inputs() {
         print " ] }" }' >"$WORK/ring$1.plan.json"
 }
 
-# Closed forms (DESIGN 4 formulas; op durations rounded to ns as the DES clock).
+# Closed forms (docs/models.md formulas; op durations rounded to ns as the DES clock).
 # Prints: gpipe_s onef1b_s bubble_theory o0_s (for S, m) or ring_s (for D).
 e11_closed() {
     csvq -v what="$1" -v S="$2" -v m="$3" -v L=$E11_L -v h=$E11_H -v ffn=$E11_FFN -v V=$E11_V \
@@ -205,7 +205,7 @@ section() {
 node); a $E11_L-layer GPT-style model (h = $E11_H, ffn = 4h, vocab $E11_V so that the LM head is
 negligible, sequence $E11_SEQ, microbatch 1); one pipeline of S equal stages
 (S in {$E11_S}) and m microbatches (m in {$E11_M}) under GPipe and 1F1B. Closed forms are
-computed by awk in \`experiments/defs/E11.sh\` from the DESIGN section 4 formulas (op times
+computed by awk in \`experiments/defs/E11.sh\` from the docs/models.md formulas (op times
 rounded to the nanosecond like the DES clock): GPipe = two flow shops of m identical jobs,
 \`sum(p_k) + (m-1) max(p_k)\` for the forwards and then the backwards, plus the transfer
 time c per stage boundary and the optimizer step; 1F1B = the textbook
@@ -241,7 +241,7 @@ EOF
     echo
     mdtable "$OUT/E11-ring.csv" "replicas|D|%d;des_s|DES s|%.6f;estimate_s|estimator s|%.6f;closed_form_s|closed form s|%.6f;des_vs_closed|DES/closed - 1|%.2e"
     echo "Where links are shared (the shipped rank-order example plans, GPT3-XL), the estimator prices"
-    echo "every transfer as if alone, so the DES is slower; this is the gap DESIGN section 5 says the"
+    echo "every transfer as if alone, so the DES is slower; this is the gap docs/models.md says the"
     echo "simulator reports:"
     echo
     mdtable "$OUT/E11-shared.csv" "plan|plan|s;batch|batch|%d;wan_policy|WAN policy|s;des_s|DES s|%.3f;estimate_s|estimator s|%.3f;des_vs_estimate|DES/estimator - 1|%+.4f"

@@ -1,4 +1,4 @@
-/* fuzz_plan.c — plan reader and checker (plan_parse + plan_check, DESIGN 3.4).
+/* fuzz_plan.c — plan reader and checker (plan_parse + plan_check, docs/formats.md).
  *
  * The world is tests/bad/support/topo.json (4 sites, 16 GPUs: A100s and two
  * T4 nodes) and the 8-layer model tests/bad/support/model.json; the job's

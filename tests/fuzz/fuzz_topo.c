@@ -1,4 +1,4 @@
-/* fuzz_topo.c — topology reader (topo_parse, DESIGN 3.2).
+/* fuzz_topo.c — topology reader (topo_parse, docs/formats.md).
  *
  * Properties: no crash, leak or UB on any input; a rejected input gets an
  * error that names the file; an accepted topology is consistent (every GPU's

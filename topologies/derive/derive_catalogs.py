@@ -15,7 +15,7 @@ Reads  <shared>/gpus.csv and <shared>/models.csv (the team's reference tables, s
 Every derived number (idle power with a CUDA context, achievable efficiency, per-direction
 GPU link) is computed here by a rule that is written next to it in the `source` /
 `efficiency_source` column and explained in topologies/README.md. The script also counts
-each model's parameters with the formula of DESIGN section 4 and prints the models whose
+each model's parameters with the formula of docs/models.md and prints the models whose
 count is more than 1 % away from the published size.
 
 Usage:  python3 topologies/derive/derive_catalogs.py --data DIR
@@ -47,7 +47,7 @@ GPU_HEADER = ["id", "name", "memory_gib", "mem_bw_gbs", "tflops", "tdp_w", "idle
               "kernel_us", "link_lat_us", "link_eff", "k_sat", "kernel_source"]
 
 VADARI = "Vadari 'The Model Parking Tax' arXiv:2605.23918 as quoted in <refdata>/README.md"
-# Context premium of an idle GPU that holds a CUDA context (DESIGN section 7: idle_w is P0
+# Context premium of an idle GPU that holds a CUDA context (docs/models.md: idle_w is P0
 # with a context). Vadari reports +26..50 W on H100/A100 (midpoint 38 W used) and +66 W
 # on L40S.
 PREM_HOPPER_AMPERE_W = (26 + 50) / 2.0
@@ -311,7 +311,7 @@ def published(s):
 
 
 def count_params(m):
-    """Parameter count with the formula of DESIGN section 4 (and the brief)."""
+    """Parameter count with the formula of docs/models.md (and the brief)."""
     L, h, a, kv, f, V, s = (m[k] for k in ("layers", "hidden", "heads", "kv_heads", "ffn",
                                            "vocab", "seq_len"))
     kvdim = kv * h // a
@@ -405,7 +405,7 @@ def main():
     print("wrote topologies/gpus.csv (%d GPUs) and topologies/models.csv (%d models)"
           % (len(gpus), len(models)))
 
-    print("\nparameter check (DESIGN 4 formula vs published size; shared params_computed):")
+    print("\nparameter check (docs/models.md formula vs published size; shared params_computed):")
     print("%-12s %16s %16s %16s %8s" % ("model", "ours", "shared_computed", "published", "diff"))
     off = []
     for mid, ours, sh, pub, rel in checks:

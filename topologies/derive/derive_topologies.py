@@ -9,7 +9,7 @@ Reads (from --data DIR, the reference-data folder of docs/data-sources.md):
   regions.csv                              grid carbon intensity per region
 and topologies/gpus.csv (written by derive_catalogs.py) to check the GPU ids.
 
-Writes (DESIGN section 3.2 format, strict keys):
+Writes (docs/formats.md format, strict keys):
   topologies/yuan2022/case1.json .. case5.json
   topologies/real/aws-world-10.json, topologies/real/aws-us-4.json
   topologies/pools/world-hetero.json, us-hetero.json, euasia-hetero.json
@@ -143,7 +143,7 @@ TAGS = {
           "iperf3 receiver throughput with 64 TCP connections for 5 s between one VM pair: AWS "
           "m5.8xlarge / GCP n2-standard-32); these are per-VM egress caps of the measuring VMs; "
           "sharing 'shared' = all flows between the two sites share one VM's measured cap"),
-    "T": ("tcp: window 3 MB (DESIGN 3.2 example; Erben et al. single-stream iperf rates x RTT in "
+    "T": ("tcp: window 3 MB (docs/formats.md example; Erben et al. single-stream iperf rates x RTT in "
           "<refdata>/wan_bandwidth.csv imply 2.4-2.7 MB) x 16 connections (NCCL opens "
           "several sockets per peer; the link values are already achievable rates); see "
           "topologies/README.md"),

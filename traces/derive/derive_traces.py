@@ -175,7 +175,7 @@ def profile(model_id="gpt3_1.3b", gpus=("h100_sxm", "a100_sxm_80gb", "v100_sxm2_
                 ms = f / rate * 1e3
                 rows.append((gid, model_id, kind, b, s, "%.4f" % ms, "%.4f" % (2 * ms)))
     write("profiles/example_%s.csv" % model_id.replace(".", "_"), [
-        "source: EXAMPLE, NOT MEASURED: computed with the FLOP formula of DESIGN section 4 "
+        "source: EXAMPLE, NOT MEASURED: computed with the FLOP formula of docs/models.md "
         "(layer forward = 2*b*s*matmul_params + 4*b*s*s*h; head = 2*b*s*h*V; backward = 2 x "
         "forward) and tflops x efficiency of topologies/gpus.csv; model %s from "
         "topologies/models.csv (traces/derive/derive_traces.py)" % model_id,
