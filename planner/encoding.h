@@ -7,23 +7,24 @@
  * parallelism the "GPUs" are the units of a tp_view (cfg.tp): pr->t is the
  * view, pr->real the topology plans run on, and enc_to_plan puts each stage
  * on its unit's GPUs.
- * Decoding (enc_decode) does three things, none of which calls the
- * estimator:
+ * Decoding (enc_decode) does three things:
  *   1. canonical form: pipelines sorted by the classes of their GPUs, and the
  *      GPUs of each class (one node: same type, same links, interchangeable)
  *      handed out in index order, so that symmetric genomes decode to the
  *      same plan and hash alike (duplicate removal, the exact solver's
  *      "modulo symmetry");
  *   2. layer cuts per pipeline by LS1 (partition_dp.h: min-max then min-sum of
- *      the stages' forward+backward time under memory caps), or uniform or
- *      speed-proportional cuts for the ablations;
+ *      the stages' forward+backward time under memory caps), uniform or
+ *      speed-proportional, and with more than one pipeline, of the three, the
+ *      one whose fitness is best (enc_split.c: sync and transfers count; the
+ *      only place decoding calls the estimator); the ablations use one rule;
  *   3. microbatches per pipeline: each pipeline's most it can hold in memory,
  *      then water-filling (one microbatch at a time to the pipeline that would
  *      finish earliest: R + m * tau, where R is one microbatch's round trip
  *      and tau the bottleneck stage, or R/S under 1F1B when the in-flight
  *      limit binds).
  * The cut and microbatch genes are therefore a function of the placement,
- * shape, schedule and microbatch size: the layer split is the LS1 split of
+ * shape, schedule and microbatch size: the layer split is the joint split of
  * its placement. This keeps the memetic planner and the exact referee on one
  * search space, so "memetic finds the exact optimum" is a well-posed test.
  *

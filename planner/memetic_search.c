@@ -98,7 +98,8 @@ static void fresh_push(kid_ctx *k, const cache_entry *x)
     k->fresh[k->nfresh++] = *x;
 }
 
-/* Decode, then estimate unless the canonical genome was estimated before. */
+/* Decode and estimate, unless the canonical genome was estimated before:
+ * then only its split is decoded, by the rule that won (genome.split). */
 void ma_eval_genome(void *vctx, genome *g)
 {
     kid_ctx *k = vctx;
