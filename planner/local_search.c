@@ -223,17 +223,38 @@ static int order_candidate(ls_env *env, const genome *g, bool reverse)
 }
 
 /* Candidates: the critical stage's GPU moved to every other position of its
- * pipeline (the others keep their order). The shortest transfer path above
+ * pipeline (the others keep their order), then other GPUs of that pipeline
+ * moved, at random, up to max_moves candidates. The shortest transfer path above
  * ignores compute: with a slow GPU in the middle, 4/4/1/3 layers can beat
  * 4/1/4/3, and only decoding each order (its split re-optimised, enc_split.c)
  * and evaluating it tells; so order and split are searched together. */
 static void relocate_critical(ls_env *env, const genome *g, bool *have)
 {
     const enc_problem *pr = env->pr;
-    int S = g->S, crit = enc_critical_cell(pr, g), p = crit / S, k = crit % S;
-    for (int to = 0, tried = 0; to < S && tried < env->max_moves; to++) {
-        if (to == k)
-            continue;
+    int S = g->S, crit = enc_critical_cell(pr, g), p = crit / S, kc = crit % S;
+    /* the critical GPU to every position first, then other GPUs of its
+     * pipeline at random, max_moves candidates in all */
+    int n = S * (S - 1), take = n < env->max_moves ? n : env->max_moves;
+    int *cand = malloc(sizeof(int) * (size_t)n);
+    if (!cand)
+        return;
+    int m = 0;
+    for (int to = 0; to < S; to++)
+        if (to != kc)
+            cand[m++] = kc * S + to;
+    int first_other = m;
+    for (int k = 0; k < S; k++)
+        for (int to = 0; to < S && k != kc; to++)
+            if (to != k)
+                cand[m++] = k * S + to;
+    for (int i = first_other; i < take; i++) {
+        int j = i + (int)gsl_rng_uniform_int(env->rng, (unsigned long)(n - i));
+        int t = cand[i];
+        cand[i] = cand[j];
+        cand[j] = t;
+    }
+    for (int i = 0; i < take; i++) {
+        int k = cand[i] / S, to = cand[i] % S;
         genome_copy(env->tmp, g, pr->N);
         int *row = &env->tmp->perm[p * S], gpu = row[k];
         if (to < k)
@@ -243,8 +264,8 @@ static void relocate_critical(ls_env *env, const genome *g, bool *have)
         row[to] = gpu;
         env->tmp->status = 0;
         try_candidate(env, g->fit, have);
-        tried++;
     }
+    free(cand);
 }
 
 bool ls_stage_order(ls_env *env, genome *g)

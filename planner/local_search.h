@@ -7,8 +7,9 @@
  *       stages, 2-opt beyond), both directions tried; then the replicas of
  *       consecutive stages re-matched across pipelines to minimise the
  *       slowest link (bottleneck assignment); and the critical stage's GPU
- *       moved to each other position of its pipeline, each order decoded
- *       with its own split (order and split searched jointly).
+ *       moved to each other position of its pipeline, then other GPUs of
+ *       that pipeline at random (max_moves in all), each order decoded with
+ *       its own split (order and split searched jointly).
  *   LS3 critical stage: the bottleneck stage's GPU swapped with a placed GPU
  *       of another class or replaced by an unselected one (one candidate per
  *       class), best improvement.
