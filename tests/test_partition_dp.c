@@ -8,7 +8,9 @@
  * placements of 2-4 pipelines (where sync counts; one pipeline keeps LS1's).
  * And LS2 (planner/local_search.c) on four GPUs with a slow one among them:
  * from every stage order it reaches the best of all 24 orders, each decoded
- * with its own split (the oracle). */
+ * with its own split (the oracle). And the documented miss, DT-FM's case 2:
+ * the joint split keeps Megatron's 12/12 where LS1 cuts 13/11, and 12/12
+ * replays faster. */
 #include "testutil.h"
 
 #include <gsl/gsl_rng.h>
@@ -17,6 +19,7 @@
 
 #include "planner/encoding.h"
 #include "planner/local_search.h"
+#include "planner/planner.h"
 #include "planner/partition_dp.h"
 #include "sim/cost.h"
 #include "sim/memory.h"
@@ -451,6 +454,55 @@ static void order_and_split(void **state)
     topo_free(&t);
 }
 
+/* --- the documented miss: DT-FM's case 2 --------------------------------------- */
+
+/* Yuan et al.'s case-2 pool, GPT3-XL (24 layers), batch 1024, full
+ * recomputation: Megatron's grid search picks 2 stages x 32 pipelines cut
+ * 12/12. On that placement LS1's min-max split is 13/11 (the head makes the
+ * last stage's compute heavier), which computes faster and syncs more: the
+ * joint split must keep 12/12, and the simulator must agree that it is the
+ * faster of the two. */
+static void case2_split(void **state)
+{
+    (void)state;
+    gt_err e;
+    topology t;
+    assert_int_equal(topo_load(&t, "topologies/yuan2022/case2.json", NULL, &e), 0);
+    model_spec m;
+    assert_int_equal(model_resolve("gpt3-xl", &m, &e), 0);
+    job j;
+    job_defaults(&j, &m);
+    j.batch = 1024;
+    j.recompute = RECOMPUTE_FULL;
+    planner_opts o = {"time", 1, 0, 0, 1, false, 0, NULL};
+    plan pm;
+    planner_stats st;
+    assert_int_equal(planner_find("megatron")->run(&t, &j, &o, &pm, &st, &e), 0);
+    assert_int_equal(pm.pipes[0].nstages, 2);
+    enc_problem pj, pl;
+    enc_cfg ls1 = {ENC_CUT_MINMAX, false, NULL};
+    assert_int_equal(enc_problem_init(&pj, &t, &j, NULL, &e), 0);
+    assert_int_equal(enc_problem_init(&pl, &t, &j, &ls1, &e), 0);
+    genome gj, gl;
+    assert_int_equal(genome_alloc(&gj, pj.N) || genome_alloc(&gl, pl.N), 0);
+    assert_int_equal(enc_from_plan(&pj, &pm, &gj), 0);
+    assert_int_equal(enc_from_plan(&pl, &pm, &gl), 0);
+    assert_int_equal(enc_decode(&pj, &gj, NULL), 0);
+    assert_int_equal(enc_decode(&pl, &gl, NULL), 0);
+    int L = pj.L;
+    assert_int_equal(gl.first[1], L / 2 + 1); /* min-max: 13/11 */
+    assert_int_equal(gj.first[1], L / 2);     /* joint: 12/12, as Megatron */
+    double rj = replay_s(&pj, &gj), rl = replay_s(&pl, &gl);
+    printf("case 2: joint split 12/12 replays %.6f s, LS1's 13/11 %.6f s\n", rj, rl);
+    assert_true(rj < rl);
+    genome_free(&gj);
+    genome_free(&gl);
+    enc_problem_free(&pj);
+    enc_problem_free(&pl);
+    plan_free(&pm);
+    topo_free(&t);
+}
+
 int main(void)
 {
     if (tu_chdir_root())
@@ -460,6 +512,7 @@ int main(void)
         cmocka_unit_test(real_model),
         cmocka_unit_test(joint_split),
         cmocka_unit_test(order_and_split),
+        cmocka_unit_test(case2_split),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
