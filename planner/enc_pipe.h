@@ -23,4 +23,16 @@ double enc_stage_need(const enc_problem *pr, int bi, int a, int e, int inflight)
 /* The pipeline's layer split as a partition_dp.h problem. */
 pdp_problem enc_pipe_problem(const pipe_ctx *c);
 
+/* Each pipeline's most microbatches it holds in memory (cap[g->D]): the
+ * same for every cut rule. */
+void enc_pipe_caps(const enc_problem *pr, const genome *g, int *cap);
+/* Cuts and microbatches of a canonical genome by one cut rule (the body of
+ * enc_decode; ENC_CUT_DP is taken as ENC_CUT_MINMAX); caps from
+ * enc_pipe_caps, or NULL to compute them. */
+int enc_decode_cuts(const enc_problem *pr, genome *g, enc_cut_rule rule, const int *caps,
+                    gt_err *e);
+/* ENC_CUT_DP (enc_split.c): the LS1 min-max split, the uniform and the
+ * speed-proportional splits, the one the fitness ranks first. */
+int enc_joint_split(const enc_problem *pr, genome *g, gt_err *e);
+
 #endif

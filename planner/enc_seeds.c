@@ -284,7 +284,7 @@ int enc_seed_site(const enc_problem *pr, int rank, sched_kind sched, sync_kind s
             memcpy(g->perm, ord, sizeof(int) * (size_t)(S * D));
             fill_tail(pr, g, S * D);
             *g = (genome){S, D, bi, sched, D > 1 ? sync : SYNC_RING, g->perm, g->first, g->mb,
-                          0, 0, 0, INFINITY, {0, 0, 0, 0}};
+                          0, 0, 0, INFINITY, {0, 0, 0, 0}, 0, false};
             rc = 0;
         }
     free(ord);

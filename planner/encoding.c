@@ -489,10 +489,11 @@ static bool cuts_fit(const pipe_ctx *c, const int *first)
 }
 
 /* Cut one pipeline for c->m microbatches; bottleneck and sum (surrogate ns). */
-static int cut_pipe(const pipe_ctx *c, int *first, int64_t *tau, int64_t *sum)
+static int cut_pipe(const pipe_ctx *c, enc_cut_rule rule, int *first, int64_t *tau,
+                    int64_t *sum)
 {
     pdp_problem p = enc_pipe_problem(c);
-    if (c->pr->cfg.cuts == ENC_CUT_DP) {
+    if (rule == ENC_CUT_DP || rule == ENC_CUT_MINMAX) {
         pdp_result r;
         if (pdp_solve(&p, first, &r))
             return -1;
@@ -500,7 +501,7 @@ static int cut_pipe(const pipe_ctx *c, int *first, int64_t *tau, int64_t *sum)
         *sum = r.sum_cost;
         return 0;
     }
-    if (c->pr->cfg.cuts == ENC_CUT_UNIFORM)
+    if (rule == ENC_CUT_UNIFORM)
         even_cuts(c->pr->L, c->S, first);
     else
         speed_cuts(c->pr, c->gpus, c->S, first);
@@ -579,25 +580,56 @@ static int decode_fail(gt_err *e, const char *what)
 
 int enc_decode(const enc_problem *pr, genome *g, gt_err *e)
 {
-    g->status = 0;
-    g->fit = INFINITY;
+    return enc_decode_rule(pr, g, pr->cfg.cuts, e);
+}
+
+int enc_canonical(const enc_problem *pr, genome *g)
+{
     if (!enc_shape_ok(pr, g->S, g->D, g->bi))
-        return decode_fail(e, "invalid shape");
+        return -1;
     if (g->D == 1)
         g->sync = SYNC_RING; /* nothing to synchronise: one canonical value */
-    if (canon_form(pr, g))
+    return canon_form(pr, g);
+}
+
+int enc_decode_rule(const enc_problem *pr, genome *g, enc_cut_rule rule, gt_err *e)
+{
+    g->status = 0;
+    g->fit = INFINITY;
+    g->est_ok = false;
+    if (!enc_shape_ok(pr, g->S, g->D, g->bi))
+        return decode_fail(e, "invalid shape");
+    if (enc_canonical(pr, g))
         return decode_fail(e, "out of memory");
+    if (rule == ENC_CUT_DP)
+        return enc_joint_split(pr, g, e);
+    return enc_decode_cuts(pr, g, rule, NULL, e);
+}
+
+void enc_pipe_caps(const enc_problem *pr, const genome *g, int *cap)
+{
+    for (int p = 0; p < g->D; p++) {
+        pipe_ctx c = {pr, &g->perm[p * g->S], g->S, g->bi, 0, g->sched};
+        cap[p] = pipe_cap(&c, pr->mtot[g->bi] - g->D + 1);
+    }
+}
+
+int enc_decode_cuts(const enc_problem *pr, genome *g, enc_cut_rule rule, const int *caps,
+                    gt_err *e)
+{
     int S = g->S, D = g->D, M = pr->mtot[g->bi], b = pr->bval[g->bi];
+    g->split = (signed char)rule;
+    g->est_ok = false;
     pipe_info *pi = malloc(sizeof *pi * (size_t)D);
     if (!pi)
         return decode_fail(e, "out of memory");
     int rc = 0;
     for (int p = 0; p < D && !rc; p++) {
         pipe_ctx c = {pr, &g->perm[p * S], S, g->bi, 0, g->sched};
-        pi[p].cap = pipe_cap(&c, M - D + 1);
+        pi[p].cap = caps ? caps[p] : pipe_cap(&c, M - D + 1);
         c.m = pi[p].cap;
         int64_t tau, sum;
-        if (pi[p].cap < 1 || cut_pipe(&c, &g->first[p * S], &tau, &sum)) {
+        if (pi[p].cap < 1 || cut_pipe(&c, rule, &g->first[p * S], &tau, &sum)) {
             rc = decode_fail(e, "a pipeline does not fit in memory");
             break;
         }
@@ -614,7 +646,7 @@ int enc_decode(const enc_problem *pr, genome *g, gt_err *e)
             continue;
         pipe_ctx c = {pr, &g->perm[p * S], S, g->bi, g->mb[p], g->sched};
         int64_t tau, sum;
-        if (cut_pipe(&c, &g->first[p * S], &tau, &sum))
+        if (cut_pipe(&c, rule, &g->first[p * S], &tau, &sum))
             rc = decode_fail(e, "a pipeline does not fit in memory");
     }
     free(pi);

@@ -7,23 +7,24 @@
  * parallelism the "GPUs" are the units of a tp_view (cfg.tp): pr->t is the
  * view, pr->real the topology plans run on, and enc_to_plan puts each stage
  * on its unit's GPUs.
- * Decoding (enc_decode) does three things, none of which calls the
- * estimator:
+ * Decoding (enc_decode) does three things:
  *   1. canonical form: pipelines sorted by the classes of their GPUs, and the
  *      GPUs of each class (one node: same type, same links, interchangeable)
  *      handed out in index order, so that symmetric genomes decode to the
  *      same plan and hash alike (duplicate removal, the exact solver's
  *      "modulo symmetry");
  *   2. layer cuts per pipeline by LS1 (partition_dp.h: min-max then min-sum of
- *      the stages' forward+backward time under memory caps), or uniform or
- *      speed-proportional cuts for the ablations;
+ *      the stages' forward+backward time under memory caps), uniform or
+ *      speed-proportional, and with more than one pipeline, of the three, the
+ *      one whose fitness is best (enc_split.c: sync and transfers count; the
+ *      only place decoding calls the estimator); the ablations use one rule;
  *   3. microbatches per pipeline: each pipeline's most it can hold in memory,
  *      then water-filling (one microbatch at a time to the pipeline that would
  *      finish earliest: R + m * tau, where R is one microbatch's round trip
  *      and tau the bottleneck stage, or R/S under 1F1B when the in-flight
  *      limit binds).
  * The cut and microbatch genes are therefore a function of the placement,
- * shape, schedule and microbatch size: the layer split is the LS1 split of
+ * shape, schedule and microbatch size: the layer split is the joint split of
  * its placement. This keeps the memetic planner and the exact referee on one
  * search space, so "memetic finds the exact optimum" is a well-posed test.
  *
@@ -45,7 +46,12 @@
 #define ENC_NSCHED 2   /* gpipe, 1f1b (interleaved is not searched) */
 #define ENC_NSYNC 3
 
-typedef enum { ENC_CUT_DP, ENC_CUT_UNIFORM, ENC_CUT_SPEED } enc_cut_rule;
+/* ENC_CUT_DP, the full search's rule: of the three splits below, the one
+ * with the best fitness (enc_estimate: what the estimator charges for
+ * compute, sync, transfers, plus the traffic floor; memory by the caps).
+ * ENC_CUT_MINMAX: LS1 alone (partition_dp.h). ENC_CUT_UNIFORM: L/S layers
+ * a stage (Megatron's 12/12). ENC_CUT_SPEED: layers in proportion to speed. */
+typedef enum { ENC_CUT_DP, ENC_CUT_UNIFORM, ENC_CUT_SPEED, ENC_CUT_MINMAX } enc_cut_rule;
 
 struct tp_view;
 
@@ -88,6 +94,8 @@ typedef struct genome {
     int status;          /* 0 not evaluated, 1 feasible, -1 infeasible */
     double fit;          /* objective value of the estimate (INFINITY if infeasible) */
     obj_metrics est;
+    signed char split;   /* the cut rule the decoding used (decoded; ENC_CUT_DP: which one) */
+    bool est_ok;         /* est holds this decoding's estimate (the joint split made it) */
 } genome;
 
 int enc_problem_init(enc_problem *pr, const topology *t, const job *j, const enc_cfg *cfg,
@@ -124,6 +132,12 @@ bool enc_shape_ok(const enc_problem *pr, int S, int D, int bi);
  * Returns 0, or -1 when the genome's shape is invalid or nothing fits in
  * memory (e may be NULL; otherwise it says why). */
 int enc_decode(const enc_problem *pr, genome *g, gt_err *e);
+/* The canonical form alone (shape check, hashes): enough to look a genome
+ * up by its hashes before decoding it. -1 on an invalid shape. */
+int enc_canonical(const enc_problem *pr, genome *g);
+/* enc_decode with another cut rule than the problem's (the finalists' other
+ * splits of a placement). */
+int enc_decode_rule(const enc_problem *pr, genome *g, enc_cut_rule rule, gt_err *e);
 /* The plan of a decoded genome. */
 int enc_to_plan(const enc_problem *pr, const genome *g, const char *planner,
                 const char *objective, plan *p, gt_err *e);

@@ -222,6 +222,52 @@ static int order_candidate(ls_env *env, const genome *g, bool reverse)
     return 0;
 }
 
+/* Candidates: the critical stage's GPU moved to every other position of its
+ * pipeline (the others keep their order), then other GPUs of that pipeline
+ * moved, at random, up to max_moves candidates. The shortest transfer path above
+ * ignores compute: with a slow GPU in the middle, 4/4/1/3 layers can beat
+ * 4/1/4/3, and only decoding each order (its split re-optimised, enc_split.c)
+ * and evaluating it tells; so order and split are searched together. */
+static void relocate_critical(ls_env *env, const genome *g, bool *have)
+{
+    const enc_problem *pr = env->pr;
+    int S = g->S, crit = enc_critical_cell(pr, g), p = crit / S, kc = crit % S;
+    /* the critical GPU to every position first, then other GPUs of its
+     * pipeline at random, max_moves candidates in all */
+    int n = S * (S - 1), take = n < env->max_moves ? n : env->max_moves;
+    int *cand = malloc(sizeof(int) * (size_t)n);
+    if (!cand)
+        return;
+    int m = 0;
+    for (int to = 0; to < S; to++)
+        if (to != kc)
+            cand[m++] = kc * S + to;
+    int first_other = m;
+    for (int k = 0; k < S; k++)
+        for (int to = 0; to < S && k != kc; to++)
+            if (to != k)
+                cand[m++] = k * S + to;
+    for (int i = first_other; i < take; i++) {
+        int j = i + (int)gsl_rng_uniform_int(env->rng, (unsigned long)(n - i));
+        int t = cand[i];
+        cand[i] = cand[j];
+        cand[j] = t;
+    }
+    for (int i = 0; i < take; i++) {
+        int k = cand[i] / S, to = cand[i] % S;
+        genome_copy(env->tmp, g, pr->N);
+        int *row = &env->tmp->perm[p * S], gpu = row[k];
+        if (to < k)
+            memmove(&row[to + 1], &row[to], sizeof(int) * (size_t)(k - to));
+        else
+            memmove(&row[k], &row[k + 1], sizeof(int) * (size_t)(to - k));
+        row[to] = gpu;
+        env->tmp->status = 0;
+        try_candidate(env, g->fit, have);
+    }
+    free(cand);
+}
+
 bool ls_stage_order(ls_env *env, genome *g)
 {
     if (g->S < 2 || g->status != 1)
@@ -230,6 +276,7 @@ bool ls_stage_order(ls_env *env, genome *g)
     for (int rev = 0; rev < 2; rev++)
         if (order_candidate(env, g, rev == 1) == 0)
             try_candidate(env, g->fit, &have);
+    relocate_critical(env, g, &have);
     return adopt(env, g, have);
 }
 
@@ -368,6 +415,59 @@ bool ls_prune(ls_env *env, genome *g)
             try_candidate(env, g->fit, &have);
     }
     free(cand);
+    return adopt(env, g, have);
+}
+
+/* --- LS4b: grow -------------------------------------------------------------------- */
+
+int ls_grow_to(const enc_problem *pr, const genome *g, int D2, genome *out)
+{
+    int S = g->S, cells = S * g->D, n = S * D2;
+    if (D2 <= g->D || n > pr->N || !enc_shape_ok(pr, S, D2, g->bi))
+        return -1;
+    int *grid = malloc(sizeof(int) * (size_t)pr->N);
+    if (!grid)
+        return -1;
+    memcpy(grid, g->perm, sizeof(int) * (size_t)pr->N);
+    /* the unselected GPUs fastest first (insertion sort: stable, by index on ties) */
+    for (int i = cells + 1; i < pr->N; i++)
+        for (int k = i; k > cells && pr->speed[grid[k]] > pr->speed[grid[k - 1]]; k--) {
+            int t = grid[k];
+            grid[k] = grid[k - 1];
+            grid[k - 1] = t;
+        }
+    genome_copy(out, g, pr->N);
+    int rc = enc_set_grid(pr, out, grid, S, D2);
+    free(grid);
+    out->status = 0;
+    return rc;
+}
+
+/* The largest pipeline count the shape allows with S stages. */
+static int widest_d(const enc_problem *pr, const genome *g)
+{
+    int D = pr->N / g->S;
+    while (D > g->D && !enc_shape_ok(pr, g->S, D, g->bi))
+        D--;
+    return D;
+}
+
+int ls_widest(const enc_problem *pr, const genome *g, genome *out)
+{
+    return ls_grow_to(pr, g, widest_d(pr, g), out);
+}
+
+bool ls_grow(ls_env *env, genome *g)
+{
+    const enc_problem *pr = env->pr;
+    if (g->status != 1)
+        return false;
+    bool have = false;
+    int Dw = widest_d(pr, g);
+    if (ls_grow_to(pr, g, g->D + 1, env->tmp) == 0)
+        try_candidate(env, g->fit, &have);
+    if (Dw > g->D + 1 && ls_grow_to(pr, g, Dw, env->tmp) == 0)
+        try_candidate(env, g->fit, &have);
     return adopt(env, g, have);
 }
 

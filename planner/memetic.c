@@ -35,19 +35,29 @@ static double replay_work(const enc_problem *pr, const genome *g)
     return w;
 }
 
-/* Seeds not in the elite whose estimate could still beat *best (estimates are
- * lower bounds of the replay), replayed in estimate order; a seed that wins
- * replaces *best. */
-static int replay_seeds(const search *s, const objective *sobj, const enc_replay_limits *lim,
-                        enc_final *best)
+/* Same placement and genes (genome_same) and the same split. */
+static bool same_split(const genome *a, const genome *b)
 {
-    const genome *cand[s->nseeds > 0 ? s->nseeds : 1];
+    return genome_same(a, b) &&
+           !memcmp(a->first, b->first, sizeof(int) * (size_t)(a->S * a->D)) &&
+           !memcmp(a->mb, b->mb, sizeof(int) * (size_t)a->D);
+}
+
+/* Genomes of pool[0..n) not in the elite whose estimate could still beat
+ * *best (estimates are lower bounds of the replay), replayed in estimate
+ * order; one that wins replaces *best (index: base + its rank). */
+static int replay_more(const search *s, const genome *pool, int np, int base,
+                       const objective *sobj, const enc_replay_limits *lim, enc_final *best)
+{
+    const genome *cand[np > 0 ? np : 1];
     int n = 0;
-    for (int i = 0; i < s->nseeds; i++) {
-        const genome *g = &s->seeds[i];
+    for (int i = 0; i < np; i++) {
+        const genome *g = &pool[i];
         bool in_elite = false;
         for (int k = 0; k < s->nelite && !in_elite; k++)
-            in_elite = genome_same(g, &s->elite[k]);
+            in_elite = same_split(g, &s->elite[k]);
+        for (int k = 0; k < n && !in_elite; k++)
+            in_elite = same_split(g, cand[k]);
         if (!in_elite && g->status == 1 && objective_feasible(&s->obj, &g->est) &&
             g->fit < best->value)
             cand[n++] = g;
@@ -64,18 +74,82 @@ static int replay_seeds(const search *s, const objective *sobj, const enc_replay
     enc_final f;
     gt_err e;
     if (enc_pick_final(s->pr, cand, n, sobj, s->cfg->name, s->obj.text, &sl, &f, &e))
-        return 0; /* no seed replays: the elite's winner stands */
+        return 0; /* none replays: *best stands */
     if (f.value < best->value) {
         int replayed = best->replayed + f.replayed;
         plan_free(&best->p);
         *best = f;
-        best->index += s->nelite;
+        best->index += base;
         best->replayed = replayed;
     } else {
         best->replayed += f.replayed;
         plan_free(&f.p);
     }
     return 0;
+}
+
+/* Every pipeline of g in the opposite stage order (g undecoded). The
+ * estimate sees each transfer alone, so a pipeline and its reverse often
+ * tie there while the replay, where the directions of a link differ, does
+ * not. */
+static int reverse_stages(genome *g)
+{
+    for (int p = 0; p < g->D; p++)
+        for (int a = p * g->S, b = a + g->S - 1; a < b; a++, b--) {
+            int t = g->perm[a];
+            g->perm[a] = g->perm[b];
+            g->perm[b] = t;
+        }
+    g->status = 0;
+    return 0;
+}
+
+/* Estimate a decoded variant (status, fit, est). */
+static void score(const search *s, genome *g)
+{
+    g->status = enc_estimate(s->pr, g, &g->est);
+    g->fit = g->status == 1 ? objective_value(&s->obj, &g->est) : INFINITY;
+}
+
+/* The ablations' kinds of plan from the placements the full search ended
+ * on, as finalists: for the MA_VARIANTS best elite genomes, each grown to as
+ * many pipelines as the unselected GPUs allow (ls_widest, memetic-all-gpus'
+ * plans) and its stages in the opposite order (re-split). Both lie in the
+ * search space (the uniform and speed splits of memetic-uniform and
+ * memetic-nols are already candidates of every decoding, enc_split.c). */
+static int replay_variants(const search *s, const objective *sobj,
+                           const enc_replay_limits *lim, enc_final *best)
+{
+    const int per = 2;
+    int ne = s->nelite < MA_VARIANTS ? s->nelite : MA_VARIANTS;
+    genome *w = calloc((size_t)(ne * per > 0 ? ne * per : 1), sizeof *w);
+    if (!w)
+        return -1;
+    int n = 0, rc = 0;
+    for (int i = 0; i < ne && !rc; i++)
+        for (int v = 0; v < per && !rc; v++) {
+            if (genome_alloc(&w[n], s->pr->N)) {
+                rc = -1;
+                break;
+            }
+            genome *g = &w[n++];
+            if (v == 0) {
+                if (s->cfg->enc.all_gpus || ls_widest(s->pr, &s->elite[i], g) ||
+                    enc_decode(s->pr, g, NULL))
+                    continue;
+            } else {
+                genome_copy(g, &s->elite[i], s->pr->N);
+                if (g->S < 2 || reverse_stages(g) || enc_decode(s->pr, g, NULL))
+                    continue;
+            }
+            score(s, g);
+        }
+    if (!rc)
+        rc = replay_more(s, w, n, s->nelite + s->nseeds, sobj, lim, best);
+    for (int i = 0; i < n; i++)
+        genome_free(&w[i]);
+    free(w);
+    return rc;
 }
 
 /* The best by the simulated objective `sobj` among the elite (sorted by
@@ -99,7 +173,9 @@ int ma_pick_final(const search *s, const objective *sobj, enc_final *best, gt_er
     enc_replay_limits lim = {most, s->o->budget_s > 0 ? s->t0 + s->o->budget_s : 0, s->o->stop};
     if (enc_pick_final(s->pr, cand, n, sobj, s->cfg->name, s->obj.text, &lim, best, e))
         return -1;
-    return replay_seeds(s, sobj, &lim, best);
+    if (replay_more(s, s->seeds, s->nseeds, s->nelite, sobj, &lim, best))
+        return -1;
+    return s->cfg->local_search ? replay_variants(s, sobj, &lim, best) : 0;
 }
 
 /* --- the planner ------------------------------------------------------------------------ */

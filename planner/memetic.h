@@ -13,9 +13,10 @@
  * canonical genome) are removed; the search stops on the generation or time
  * budget, on stagnation, or when opts->stop is set (the best so far is
  * returned). The best few distinct plans by estimate are replayed by
- * simulate_plan and the best simulated objective wins, then the baseline
- * seed plans as they are (seed_plans.h); planner_stats.objective_value is
- * that simulated objective.
+ * simulate_plan and the best simulated objective wins (with the seeds, and
+ * the widest grid and reversed stage order of the best, memetic.c), then the
+ * baseline seed plans as they are (seed_plans.h);
+ * planner_stats.objective_value is that simulated objective.
  *
  * energy-within:X runs a time search first (a third of the budget) to learn
  * the fastest time; pareto runs weighted searches from W = 1 down to 0 and

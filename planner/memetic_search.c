@@ -98,23 +98,31 @@ static void fresh_push(kid_ctx *k, const cache_entry *x)
     k->fresh[k->nfresh++] = *x;
 }
 
-/* Decode, then estimate unless the canonical genome was estimated before. */
+/* Decode and estimate, unless the canonical genome was estimated before:
+ * then only its split is decoded, by the rule that won (genome.split). */
 void ma_eval_genome(void *vctx, genome *g)
 {
     kid_ctx *k = vctx;
     const search *s = k->s;
     g->status = -1;
     g->fit = INFINITY;
-    if (enc_decode(s->pr, g, NULL))
+    if (enc_canonical(s->pr, g))
         return;
     const cache_entry *c = cache_find(&s->cache, g->hash, key2(g));
     if (!c)
         c = fresh_find(k, g->hash, key2(g));
-    cache_entry x = {g->hash, key2(g), {0, 0, 0, 0}, 0};
-    if (c) {
+    cache_entry x = {g->hash, key2(g), {0, 0, 0, 0}, 0, 0};
+    if (c) { /* its split is known: decode by that rule alone (no estimate) */
+        if (enc_decode_rule(s->pr, g, (enc_cut_rule)c->split, NULL))
+            return;
         x = *c;
     } else {
-        x.st = (signed char)enc_estimate(s->pr, g, &x.m);
+        if (enc_decode(s->pr, g, NULL))
+            return;
+        x.st = g->est_ok ? 1 : (signed char)enc_estimate(s->pr, g, &x.m);
+        if (g->est_ok)
+            x.m = g->est;
+        x.split = g->split;
         fresh_push(k, &x);
     }
     g->status = x.st;
@@ -287,6 +295,7 @@ static void local_search(search *s, genome *k, int i, gsl_rng *rng)
     for (int r = 0; r < 3 && ls_critical(&env, k); r++)
         ;
     ls_prune(&env, k);
+    ls_grow(&env, k);
 }
 
 static void make_kid(search *s, int i)

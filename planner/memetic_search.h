@@ -27,6 +27,7 @@
 #define MA_PAR_MIN_GPUS 24 /* fewer GPUs: children are evaluated sequentially */
 #define MA_REPLAY_WORK 2e6 /* ops + flows the finalists' replays may simulate in all */
 #define MA_ELITE 48        /* best distinct genomes kept for the finalists */
+#define MA_VARIANTS 16     /* best of them whose other splits and widest grids are finalists */
 #define MA_ARCHIVE 64
 
 /* Estimates already made, keyed by the canonical genome's two hashes.
@@ -36,6 +37,7 @@ typedef struct cache_entry {
     uint64_t k1, k2;          /* k2 is never 0: 0 marks an empty slot */
     obj_metrics m;
     signed char st;           /* 1 feasible, -1 the estimator refused it */
+    signed char split;        /* the cut rule its decoding kept (genome.split) */
 } cache_entry;
 
 typedef struct eval_cache {
