@@ -84,6 +84,9 @@ static void sift_down(eventq *q, int64_t i, const eventq_key *k)
     int64_t n = q->n;
     for (;;) {
         int64_t c = 4 * i + 1, best = c;
+        if (16 * i + 20 < n) /* the grandchildren's lines load while we compare */
+            for (int k = 0; k < 4; k++)
+                __builtin_prefetch(&q->heap[4 * (c + k) + 1]);
         if (c + 3 < n) { /* all four children: the common case, no bound checks */
             best = before(&q->heap[c + 1], &q->heap[best]) ? c + 1 : best;
             best = before(&q->heap[c + 2], &q->heap[best]) ? c + 2 : best;
