@@ -366,6 +366,29 @@ static void test_per_pair_bad_field(void **state)
 }
 
 /* The heap pops in (time, insertion) order. */
+/* The packed tag's limits refuse instead of wrapping: a handle past 2^25,
+ * and the last sequence number (set directly: 2^38 pushes would take hours). */
+static void test_eventq_limits(void **state)
+{
+    (void)state;
+    eventq q;
+    event ev;
+    assert_int_equal(eventq_init(&q, 4), 0);
+    assert_int_equal(eventq_set(&q, (int32_t)EVENTQ_MAX_SLOTS, 5, 0, 0, 0), -1);
+    assert_int_equal(eventq_set(&q, INT32_MAX, 5, 0, 0, 0), -1);
+    assert_int_equal(eventq_set(&q, -1, 5, 0, 0, 0), -1);
+    assert_int_equal(eventq_pop(&q, &ev), 0); /* nothing was queued by the refusals */
+    q.next_seq = EVENTQ_MAX_SEQ - 1;
+    assert_int_equal(eventq_push(&q, 7, 1, 2, 3), 0);
+    assert_int_equal(eventq_push(&q, 6, 1, 2, 3), -1);
+    assert_int_equal(eventq_set(&q, 0, 6, 1, 2, 3), -1);
+    assert_int_equal(eventq_pop(&q, &ev), 1);
+    assert_int_equal(ev.time, 7);
+    assert_int_equal(ev.seq, EVENTQ_MAX_SEQ - 1);
+    assert_int_equal(eventq_pop(&q, &ev), 0);
+    eventq_free(&q);
+}
+
 static void test_eventq_order(void **state)
 {
     (void)state;
@@ -393,7 +416,7 @@ int main(void)
         cmocka_unit_test(test_lone_flow),        cmocka_unit_test(test_two_flows_share),
         cmocka_unit_test(test_three_flows_maxmin), cmocka_unit_test(test_shared_nic),
         cmocka_unit_test(test_tcp_cap),          cmocka_unit_test(test_temporal_vs_fair),
-        cmocka_unit_test(test_eventq_order),     cmocka_unit_test(test_per_pair_k_flows),
+        cmocka_unit_test(test_eventq_order),     cmocka_unit_test(test_eventq_limits),     cmocka_unit_test(test_per_pair_k_flows),
         cmocka_unit_test(test_per_pair_independent), cmocka_unit_test(test_per_pair_keys),
         cmocka_unit_test(test_per_pair_bad_field), cmocka_unit_test(test_eventq_set_oracle),
     };
