@@ -47,30 +47,30 @@ static double wan_bytes_of(const topology *t, const workload *w, int src_lane, i
                                                                                       : 0;
 }
 
-/* Forward/backward ops in dependency order. */
+/* Forward/backward ops in dependency order; each lane's bwd_end is the end
+ * of its last op. */
 static int run_ops(const topology *t, const workload *w, timing *tm, gt_err *e)
 {
     int n = w->nops;
     int *pending = calloc((size_t)(n > 0 ? n : 1), sizeof *pending);
     int *queue = malloc(sizeof *queue * (size_t)(n > 0 ? n : 1));
-    int *prev = malloc(sizeof *prev * (size_t)(n > 0 ? n : 1));
     xfer_memo *memo = malloc(sizeof *memo * (size_t)(2 * w->nlanes + 2));
-    if (!pending || !queue || !prev || !memo) {
+    if (!pending || !queue || !memo) {
         free(pending);
         free(queue);
-        free(prev);
         free(memo);
         return gt_fail(e, "out of memory");
     }
     for (int l = 0; l < 2 * w->nlanes + 2; l++)
         memo[l] = (xfer_memo){-1, 0, 0};
-    for (int i = 0; i < n; i++)
-        prev[i] = -1;
+    /* A lane's ops run in lane order (each waits for the one before it), so
+     * the lane's running end is its previous op's end, and after the pass
+     * it is the lane's last end (bwd_end). */
+    for (int l = 0; l < w->nlanes; l++)
+        tm->lanes[l].bwd_end = 0;
     for (int i = 0; i < n; i++) {
-        if (w->ops[i].next_on_lane >= 0) {
-            prev[w->ops[i].next_on_lane] = i;
+        if (w->ops[i].next_on_lane >= 0)
             pending[w->ops[i].next_on_lane]++;
-        }
         if (w->ops[i].input >= 0)
             pending[i]++;
     }
@@ -83,7 +83,8 @@ static int run_ops(const topology *t, const workload *w, timing *tm, gt_err *e)
         int id = queue[head++];
         const wl_op *o = &w->ops[id];
         op_time *ot = &tm->ops[id];
-        int64_t ready = prev[id] >= 0 ? tm->ops[prev[id]].end : 0;
+        int64_t *lane_end = &tm->lanes[o->lane].bwd_end;
+        int64_t ready = *lane_end;
         int64_t arrival = 0, xs = 0;
         if (o->input >= 0) {
             xs = tm->ops[o->input].end;
@@ -95,6 +96,7 @@ static int run_ops(const topology *t, const workload *w, timing *tm, gt_err *e)
         ot->arrival = arrival;
         ot->start = ready > arrival ? ready : arrival;
         ot->end = t_add(ot->start, o->dur_ns); /* saturates at the cap: timecap.h */
+        *lane_end = ot->end;
         int next[2] = {o->next_on_lane, o->consumer};
         for (int k = 0; k < 2; k++)
             if (next[k] >= 0 && --pending[next[k]] == 0)
@@ -102,21 +104,10 @@ static int run_ops(const topology *t, const workload *w, timing *tm, gt_err *e)
     }
     free(pending);
     free(queue);
-    free(prev);
     free(memo);
     if (tail != n)
         return gt_fail(e, "the schedule deadlocks (%d of %d ops could run)", tail, n);
     return 0;
-}
-
-static void lane_ends(const workload *w, timing *tm)
-{
-    for (int l = 0; l < w->nlanes; l++) {
-        int64_t end = 0;
-        for (int id = w->lanes[l].first_op; id >= 0; id = w->ops[id].next_on_lane)
-            end = tm->ops[id].end;
-        tm->lanes[l].bwd_end = end;
-    }
 }
 
 /* When a group's collective may start: all members' gradients ready, i.e.
@@ -139,9 +130,8 @@ static int64_t group_ready(const timing *tm, const sync_group *sg)
 int estimate_run(const topology *t, const workload *w, sync_kind sync, timing *tm, gt_err *e)
 {
     tm->wan_bytes = 0;
-    if (run_ops(t, w, tm, e))
+    if (run_ops(t, w, tm, e)) /* also sets each lane's bwd_end */
         return -1;
-    lane_ends(w, tm);
     sync_loads sl = {0};
     for (int g = 0; g < w->ngroups; g++) {
         const sync_group *sg = &w->groups[g];

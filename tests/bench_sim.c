@@ -11,6 +11,7 @@
  *   3. all-to-all of 256 endpoints, equal sizes, in the network alone [< 0.5 s]
  *   4. estimator evaluations of a 64-GPU plan per second  [>= 100,000/s (128 mb),
  *      >= 200,000/s (8 mb)]
+ *   5. a closing summary: the issue's table with every figure of this run.
  * `bench_sim NAME` runs one part: eventq, scale, 1024, alltoall, estimator. */
 #include <malloc.h>
 #include <stdio.h>
@@ -27,6 +28,16 @@
 #include "sim/eventq.h"
 #include "sim/network.h"
 #include "sim/simulate.h"
+
+/* Every figure of the issue's table, gathered for the closing summary
+ * (negative = not measured in this run). */
+static struct figures {
+    double heap_mps;
+    double ev_mps_1024, stale_1024, cpu_1024, rss_1024;
+    double cpu_4096, growth;
+    double alltoall_cpu;
+    double est_128, est_8;
+} fig = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
 
 static double now_s(void)
 {
@@ -65,8 +76,9 @@ static void bench_eventq(void)
         eventq_push(&q, ev.time + (int64_t)(x % 1000000), 0, ev.id, 0);
     }
     double dt = cpu_s() - t0;
+    fig.heap_mps = ops / dt / 1e6;
     printf("bench sim.eventq: %.2f M events/CPU-s (pop+push) with %d pending [goal >= 10]\n",
-           ops / dt / 1e6, pending);
+           fig.heap_mps, pending);
     eventq_free(&q);
 }
 
@@ -214,6 +226,10 @@ static void bench_scale(int only_1024)
         snprintf(label, sizeof label, "%d", Ss[i] * Ss[i]);
         scale_line(label, &rows[i], rss);
     }
+    if (rows[3].ok)
+        fig.cpu_4096 = rows[3].cpu;
+    if (rows[0].ok && rows[3].ok)
+        fig.growth = log(rows[3].cpu / rows[0].cpu) / log((double)rows[3].ops / rows[0].ops);
     if (rows[0].ok && rows[3].ok)
         printf("  growth 64 -> 4,096 GPUs: %.0fx ops, %.0fx CPU: CPU ~ ops^%.2f "
                "[goal: linear, exponent 1 +/- 0.2]\n",
@@ -222,17 +238,23 @@ static void bench_scale(int only_1024)
     scale_row r = scale_child(32, 32, "gpt3_6.7b", 0, &rss);
     printf("  the issue's 1,024-GPU case (32 x 32, gpt3_6.7b) [goal < 0.25 s, < 64 MiB]:\n");
     scale_line("1024", &r, rss);
+    if (r.ok && r.events > 0) {
+        fig.ev_mps_1024 = r.events / r.cpu / 1e6;
+        fig.stale_1024 = 100.0 * r.stale / r.events;
+        fig.cpu_1024 = r.cpu;
+        fig.rss_1024 = rss;
+    }
 }
 
 /* 256 GPUs (8 sites x 4 nodes x 8), each sending `bytes` to every other at
  * t = 0: 65,280 flows through NICs and 56 shared WAN links. */
-static void alltoall_run(void)
+static double alltoall_run(void)
 {
     topology t;
     gt_err e;
     if (sites_json(&t, 8, 8, 4, &e)) {
         printf("bench sim.alltoall: skipped: %s\n", e.msg);
-        return;
+        return -1;
     }
     int G = t.ngpus, nf = G * (G - 1);
     network net;
@@ -240,7 +262,7 @@ static void alltoall_run(void)
     if (net_init(&net, &t, nf, -1, 0, &e) || eventq_init(&q, 2L * nf)) {
         printf("bench sim.alltoall: skipped: out of memory\n");
         topo_free(&t);
-        return;
+        return -1;
     }
     double t0 = now_s(), c0 = cpu_s();
     for (int a = 0; a < G; a++)
@@ -260,26 +282,39 @@ static void alltoall_run(void)
             break;
         last = ev.time > last ? ev.time : last;
     }
+    double cpu = cpu_s() - c0;
     printf("bench sim.alltoall: 256 endpoints x 255, 10 MB each (%d flows, %ld events): "
            "%.3f s wall, %.3f s CPU [goal < 0.5 s]; last flow ends at %.3f s simulated\n",
-           nf, events, now_s() - t0, cpu_s() - c0, last * 1e-9);
+           nf, events, now_s() - t0, cpu, last * 1e-9);
     eventq_free(&q);
     net_free(&net);
     topo_free(&t);
+    return cpu;
 }
 
 /* The all-to-all in a child held to LIMIT_S of CPU. */
 static void bench_alltoall(void)
 {
+    int fd[2];
+    if (pipe(fd))
+        return;
     fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
+        close(fd[0]);
         struct rlimit lim = {LIMIT_S, LIMIT_S};
         setrlimit(RLIMIT_CPU, &lim);
-        alltoall_run();
+        double cpu = alltoall_run();
         fflush(stdout);
-        _exit(0);
+        ssize_t w = write(fd[1], &cpu, sizeof cpu);
+        _exit(w == (ssize_t)sizeof cpu ? 0 : 1);
     }
+    close(fd[1]);
+    double cpu = -1;
+    if (pid < 0 || read(fd[0], &cpu, sizeof cpu) != (ssize_t)sizeof cpu)
+        cpu = -1;
+    close(fd[0]);
+    fig.alltoall_cpu = cpu;
     int st = 0;
     if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
         printf("bench sim.alltoall: 256 endpoints x 255: did not finish within %d s of CPU "
@@ -316,11 +351,54 @@ static void bench_estimator(void)
             estimate_plan(&t, &j, &p, &s, &e);
             n++;
         } while ((dt = cpu_s() - t0) < 1.0);
+        *(k ? &fig.est_8 : &fig.est_128) = n / dt;
         printf("bench sim.estimator: %.0f evaluations/CPU-s of a 64-GPU plan (8x8, %d microbatches "
                "per pipeline) [goal >= %s]\n", n / dt, ms[k], k ? "200,000" : "100,000");
     }
     plan_free(&p);
     topo_free(&t);
+}
+
+/* One figure's "now" column: the value, or why it is missing. */
+static const char *cell(char *buf, size_t cap, double v, const char *fmt)
+{
+    if (v < 0)
+        snprintf(buf, cap, "not measured");
+    else
+        snprintf(buf, cap, fmt, v);
+    return buf;
+}
+
+static void row(const char *figure, const char *now, const char *goal)
+{
+    printf("  %-44s %-26s %s\n", figure, now, goal);
+}
+
+/* The issue's table with this run's figures (each measured above). */
+static void summary(void)
+{
+    char a[64], b[64];
+    printf("bench sim.summary: issue 18's table, every figure from this run (CPU seconds)\n");
+    row("figure", "now", "goal");
+    snprintf(b, sizeof b, "%s, %s", cell(a, 32, fig.ev_mps_1024, "%.2f M/s"),
+             cell(a + 32, 32, fig.stale_1024, "%.1f %% stale"));
+    row("whole-simulator events/s (1,024 GPUs)", b, ">= 10 M/s, < 5 % stale");
+    snprintf(b, sizeof b, "%s, %s", cell(a, 32, fig.cpu_1024, "%.3f s"),
+             cell(a + 32, 32, fig.rss_1024, "%.0f MiB"));
+    row("1,024-GPU iteration (32 x 32, 128 mb)", b, "< 0.25 s, < 64 MiB");
+    row("4,096-GPU iteration (64 x 64, scale stack)", cell(b, sizeof b, fig.cpu_4096, "%.2f s"),
+        "< 1.5 s");
+    row("cost growth 64 -> 4,096 GPUs", cell(b, sizeof b, fig.growth, "ops^%.2f"),
+        "linear in ops (+/- 20 %)");
+    row("all-to-all, 256 endpoints, equal sizes", cell(b, sizeof b, fig.alltoall_cpu, "%.2f s"),
+        "< 0.5 s");
+    row("event heap, 1 M pending (bench loop)", cell(b, sizeof b, fig.heap_mps, "%.2f M/s"),
+        ">= 10 M/s");
+    row("estimator, 64-GPU plan, 128 microbatches",
+        cell(b, sizeof b, fig.est_128, "%.0f evaluations/s"), ">= 100,000/s");
+    row("estimator, 8 microbatches", cell(b, sizeof b, fig.est_8, "%.0f evaluations/s"),
+        ">= 200,000/s");
+    printf("  16,384 GPUs: not run (the scale stack has 64 layers, too few for 128 stages)\n");
 }
 
 int main(int argc, char **argv)
@@ -336,5 +414,7 @@ int main(int argc, char **argv)
         bench_alltoall();
     if (!*only || !strcmp(only, "estimator"))
         bench_estimator();
+    if (!*only)
+        summary();
     return 0;
 }

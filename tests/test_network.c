@@ -181,6 +181,8 @@ static void test_eventq_set_oracle(void **state)
     (void)state;
     enum { H = 40, MAXP = 4000 };
     typedef struct pending { int64_t time; uint64_t order; int handle, live; } pending;
+    /* each event's body (kind, id, version) is its scheduling order, so a
+     * body that travels with the wrong key is caught */
     static pending pend[MAXP];
     int np = 0;
     uint64_t order = 0, x = 777;
@@ -190,15 +192,19 @@ static void test_eventq_set_oracle(void **state)
         x = x * 6364136223846793005ULL + 1442695040888963407ULL;
         int op = (int)(x >> 60) % 3;
         int64_t t = (int64_t)((x >> 20) % 64);
+        if (step == 10000) { /* drop everything: handles and slots are free again */
+            eventq_clear(&q);
+            np = 0;
+        }
         if (op == 0 && np < MAXP) { /* plain push */
-            assert_int_equal(eventq_push(&q, t, 0, -1, 0), 0);
+            assert_int_equal(eventq_push(&q, t, 0, (int32_t)order, (uint32_t)order), 0);
             pend[np++] = (pending){t, order++, -1, 1};
         } else if (op == 1 && np < MAXP) { /* (re)schedule a handle */
             int h = (int)((x >> 8) % H);
             for (int i = 0; i < np; i++)
                 if (pend[i].live && pend[i].handle == h)
                     pend[i].live = 0;
-            assert_int_equal(eventq_set(&q, h, t, 1, h, 0), 0);
+            assert_int_equal(eventq_set(&q, h, t, 1, (int32_t)order, (uint32_t)order), 0);
             pend[np++] = (pending){t, order++, h, 1};
         } else { /* pop */
             int best = -1;
@@ -215,6 +221,9 @@ static void test_eventq_set_oracle(void **state)
             assert_int_equal(eventq_pop(&q, &ev), 1);
             assert_int_equal(ev.time, pend[best].time);
             assert_int_equal(ev.handle, pend[best].handle);
+            assert_int_equal(ev.kind, pend[best].handle < 0 ? 0 : 1);
+            assert_int_equal(ev.id, (int32_t)pend[best].order);
+            assert_int_equal(ev.version, (uint32_t)pend[best].order);
             pend[best].live = 0;
         }
         if (np == MAXP) { /* compact */
@@ -357,6 +366,29 @@ static void test_per_pair_bad_field(void **state)
 }
 
 /* The heap pops in (time, insertion) order. */
+/* The packed tag's limits refuse instead of wrapping: a handle past 2^25,
+ * and the last sequence number (set directly: 2^38 pushes would take hours). */
+static void test_eventq_limits(void **state)
+{
+    (void)state;
+    eventq q;
+    event ev;
+    assert_int_equal(eventq_init(&q, 4), 0);
+    assert_int_equal(eventq_set(&q, (int32_t)EVENTQ_MAX_SLOTS, 5, 0, 0, 0), -1);
+    assert_int_equal(eventq_set(&q, INT32_MAX, 5, 0, 0, 0), -1);
+    assert_int_equal(eventq_set(&q, -1, 5, 0, 0, 0), -1);
+    assert_int_equal(eventq_pop(&q, &ev), 0); /* nothing was queued by the refusals */
+    q.next_seq = EVENTQ_MAX_SEQ - 1;
+    assert_int_equal(eventq_push(&q, 7, 1, 2, 3), 0);
+    assert_int_equal(eventq_push(&q, 6, 1, 2, 3), -1);
+    assert_int_equal(eventq_set(&q, 0, 6, 1, 2, 3), -1);
+    assert_int_equal(eventq_pop(&q, &ev), 1);
+    assert_int_equal(ev.time, 7);
+    assert_int_equal(ev.seq, EVENTQ_MAX_SEQ - 1);
+    assert_int_equal(eventq_pop(&q, &ev), 0);
+    eventq_free(&q);
+}
+
 static void test_eventq_order(void **state)
 {
     (void)state;
@@ -384,7 +416,7 @@ int main(void)
         cmocka_unit_test(test_lone_flow),        cmocka_unit_test(test_two_flows_share),
         cmocka_unit_test(test_three_flows_maxmin), cmocka_unit_test(test_shared_nic),
         cmocka_unit_test(test_tcp_cap),          cmocka_unit_test(test_temporal_vs_fair),
-        cmocka_unit_test(test_eventq_order),     cmocka_unit_test(test_per_pair_k_flows),
+        cmocka_unit_test(test_eventq_order),     cmocka_unit_test(test_eventq_limits),     cmocka_unit_test(test_per_pair_k_flows),
         cmocka_unit_test(test_per_pair_independent), cmocka_unit_test(test_per_pair_keys),
         cmocka_unit_test(test_per_pair_bad_field), cmocka_unit_test(test_eventq_set_oracle),
     };

@@ -65,6 +65,7 @@ done
 # E11's simulator validation inputs (experiments/defs/E11.sh builds them):
 # one 8-GPU node, S-stage GPipe/1F1B pipelines, D-site rings.
 WORK=$(mktemp -d)
+ROOT=$(pwd) # E11.sh reads the catalogs from $ROOT
 QUICK=1
 . experiments/defs/E11.sh
 e11_inputs
@@ -83,6 +84,15 @@ for D in 2 4 8 16; do
         -p "$WORK/ring$D.plan.json" --json - 2>&1 | strip >"$out/e11-ring$D.json"
 done
 rm -rf "$WORK"
+
+# paths that differ between runs (the output folder in provenance commands,
+# mktemp folders of E11's inputs), in every file; the memetic progress lines
+# are printed on a wall-clock timer (how many, and their rates), so they go,
+# and compare's progress lines lose their elapsed time and ETA
+for f in "$out"/*; do
+    sed -E -i -e "s|$out/|OUT/|g" -e 's|/tmp/tmp\.[A-Za-z0-9]+|WORK|g' \
+        -e '/^memetic: +gen .* eval\/s /d' -e 's/elapsed [0-9.#]+ s, ETA [^ ]+$/elapsed # s, ETA #/' "$f"
+done
 
 [ "$mode" = save ] && { echo "same_outputs: reference in $ref ($(ls "$ref" | wc -l) files)"; exit 0; }
 if diff -r "$ref" "$out" >"$out.diff"; then
