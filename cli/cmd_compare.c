@@ -17,7 +17,12 @@
  * complete comparison, so that a script never reads part of one as the
  * whole; a file from an earlier run stays as it was. A second signal ends
  * the process at once (removing a half-written temporary file). The signal
- * flag is this command's one piece of global mutable state. */
+ * flag is this command's one piece of global mutable state.
+ *
+ * With --freq every run's plan, baselines' included, gets the per-stage SM
+ * clocks of planner/freq_assign.h (no estimated slowdown) and is replayed
+ * again: the rows compare clocked plans with clocked plans, and each row also
+ * reports its energy and time at maximum clocks (planner_run_freq). */
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -45,7 +50,7 @@ static const char HELP[] =
     "usage: geotrain compare -t TOPO -m MODEL [JOB] [--planners all|a,b,c] [--seeds N]\n"
     "                        [--seed S] [--objective OBJ] [--budget-s SEC] [--threads N]\n"
     "                        [--json FILE|-] [--csv FILE|-] [--dtfm-cost]\n"
-    "                        [--wan-policy fair|temporal]\n\n"
+    "                        [--wan-policy fair|temporal] [--freq]\n\n"
     "Run planners on one topology and job, replay every plan in the simulator and\n"
     "print one row per planner: GPUs used, stages x pipelines, iteration time,\n"
     "joules, J/token, gCO2e, planning time, the objective and each row relative to\n"
@@ -65,7 +70,11 @@ static const char HELP[] =
     "                      non-terminal at most every 5 s, with an ETA)\n"
     "  --dtfm-cost         add DT-FM's native cost (DataPCost + 2 PipelinePCost) of\n"
     "                      every plan that is a grid of single-GPU stages\n"
-    "  --wan-policy P      WAN sharing in the replay (default: as the topology says)\n\n"
+    "  --wan-policy P      WAN sharing in the replay (default: as the topology says)\n"
+    "  --freq              per-stage SM clocks (geotrain freq, no slowdown) on every\n"
+    "                      planner's plan, baselines too; rows are the clocked replays,\n"
+    "                      'vs f_max' the energy and time change against the same\n"
+    "                      plan at maximum clocks (both replayed)\n\n"
     "Ctrl-C (or SIGTERM) stops the running planner, whose best plan so far is\n"
     "replayed, skips the remaining runs and prints the rows done with a note\n"
     "'interrupted: N of M runs done' (on standard error when --json - or --csv -\n"
@@ -80,6 +89,7 @@ typedef struct run_rec {
     double dtfm_cost;          /* NAN unless --dtfm-cost and a grid plan */
     int tp;                    /* tensor-parallel degree of the plan (ok runs) */
     double peak_mem;           /* bytes on the fullest GPU (ok runs) */
+    sim_result fmax;           /* --freq: the replay at maximum clocks (ok runs) */
 } run_rec;
 
 typedef struct row {
@@ -88,6 +98,7 @@ typedef struct row {
     int nruns, nok, best;      /* best = ok run with the lowest objective */
     double time_s, time_min, time_max, energy_j, energy_min, energy_max;
     double carbon_g, usd, plan_s, obj, dtfm_cost;
+    double time_fmax, energy_fmax; /* --freq: means at maximum clocks */
     double rel;                /* obj / best baseline's obj - 1 (NAN if none) */
 } row;
 
@@ -95,7 +106,7 @@ typedef struct cmp_opts {
     const char *planners, *objective, *json, *csv;
     long seeds, seed, threads;
     double budget_s;
-    bool dtfm_cost, quiet;
+    bool dtfm_cost, quiet, freq;
     int wan_policy;
     volatile int *stop;        /* the signal that asked to stop, 0 = none */
     const char *inputs[3];     /* topology, model, profile: for the provenance */
@@ -135,6 +146,10 @@ static int take_option(cmp_opts *o, int argc, char **argv, int *i)
     }
     if (!strcmp(a, "--dtfm-cost")) {
         o->dtfm_cost = true;
+        return 1;
+    }
+    if (!strcmp(a, "--freq")) {
+        o->freq = true;
         return 1;
     }
     if (!strcmp(a, "--seeds"))
@@ -215,6 +230,8 @@ static bool run_one(const planner_def *d, const topology *t, const job *j, const
                        .stop = co->stop};
     plan p;
     planner_run_replay(d, t, j, &po, co->wan_policy, &r->run, &p);
+    if (co->freq)
+        planner_run_freq(t, j, &p, po.seed, co->wan_policy, &r->run, &r->fmax);
     r->ok = r->run.status == PLANNER_RUN_OK;
     r->dtfm_cost = NAN;
     double c;
@@ -249,7 +266,7 @@ static void aggregate(row *rw, const objective *ob)
     rw->best = -1;
     double bestv = INFINITY;
     rw->time_s = rw->energy_j = rw->carbon_g = rw->usd = rw->plan_s = rw->obj = 0;
-    rw->dtfm_cost = 0;
+    rw->dtfm_cost = rw->time_fmax = rw->energy_fmax = 0;
     rw->time_min = rw->energy_min = INFINITY;
     rw->time_max = rw->energy_max = -INFINITY;
     for (int s = 0; s < rw->nruns; s++) {
@@ -266,6 +283,8 @@ static void aggregate(row *rw, const objective *ob)
         rw->usd += m.usd;
         rw->obj += v;
         rw->dtfm_cost += r->dtfm_cost;
+        rw->time_fmax += r->fmax.iteration_s;
+        rw->energy_fmax += r->fmax.energy_j;
         rw->time_min = fmin(rw->time_min, m.time_s);
         rw->time_max = fmax(rw->time_max, m.time_s);
         rw->energy_min = fmin(rw->energy_min, m.energy_j);
@@ -282,6 +301,8 @@ static void aggregate(row *rw, const objective *ob)
         rw->usd /= rw->nok;
         rw->obj /= rw->nok;
         rw->dtfm_cost /= rw->nok;
+        rw->time_fmax /= rw->nok;
+        rw->energy_fmax /= rw->nok;
     }
 }
 
@@ -389,6 +410,9 @@ static void print_row(const report *rp, const row *rw, FILE *out)
         else
             fprintf(out, " %10.4g", rw->dtfm_cost);
     }
+    if (rp->co->freq)
+        fprintf(out, " %+8.2f %% %+8.3f %%", 100 * (rw->energy_j / rw->energy_fmax - 1),
+                100 * (rw->time_s / rw->time_fmax - 1));
     if (rw->nok < rw->nruns)
         fprintf(out, "  (%d of %d seeds failed)", rw->nruns - rw->nok, rw->nruns);
     fputc('\n', out);
@@ -438,10 +462,13 @@ static void print_table(const report *rp, FILE *out)
             rp->t->name, j->model.id, j->batch, j->seq, j->microbatch,
             j->recompute == RECOMPUTE_FULL ? "full" : "none", rp->ob->text, rp->co->seeds,
             rp->co->seeds > 1 ? "s (means)" : "");
-    fprintf(out, "%-17s %5s %9s %11s%s %11s %9s %9s %9s %11s %9s%s\n", "planner", "GPUs",
+    if (rp->co->freq)
+        fprintf(out, "every plan with per-stage SM clocks (no estimated slowdown); "
+                     "'vs f_max': energy and time against the same plan at maximum clocks\n\n");
+    fprintf(out, "%-17s %5s %9s %11s%s %11s %9s %9s %9s %11s %9s%s%s\n", "planner", "GPUs",
             "S x D", "iter (s)", rp->co->seeds > 1 ? "   min-max (s)      " : "",
             "energy (kJ)", "J/token", "gCO2e", "plan (s)", "objective", "vs best",
-            rp->co->dtfm_cost ? "  DT-FM (s)" : "");
+            rp->co->dtfm_cost ? "  DT-FM (s)" : "", rp->co->freq ? "  E vs f_max  t vs f_max" : "");
     for (int i = 0; i < rp->n; i++)
         if (rp->rows[i].nruns) /* after an interrupt, planners not run have no row */
             print_row(rp, &rp->rows[i], out);
@@ -490,6 +517,10 @@ static json_t *row_json(const report *rp, const row *rw)
     json_object_set_new(o, "relative_to_best_baseline", num_or_null(ok, rw->rel));
     if (rp->co->dtfm_cost)
         json_object_set_new(o, "dtfm_cost_s", num_or_null(ok, rw->dtfm_cost));
+    if (rp->co->freq) {
+        json_object_set_new(o, "iteration_time_s_max_clocks", num_or_null(ok, rw->time_fmax));
+        json_object_set_new(o, "energy_j_max_clocks", num_or_null(ok, rw->energy_fmax));
+    }
     json_object_set_new(o, "error", err ? json_string(err) : json_null());
     json_object_set_new(o, "note", json_string(ok ? b->run.st.note : ""));
     return o;
@@ -508,6 +539,7 @@ static json_t *report_json(const report *rp)
     json_object_set_new(root, "objective", json_string(rp->ob->text));
     json_object_set_new(root, "seeds", json_integer(rp->co->seeds));
     json_object_set_new(root, "seed", json_integer(rp->co->seed));
+    json_object_set_new(root, "freq", json_boolean(rp->co->freq));
     json_object_set_new(root, "best_baseline",
                         rp->best >= 0 ? json_string(rp->rows[rp->best].def->name) : json_null());
     for (int i = 0; i < rp->n; i++)
@@ -536,7 +568,8 @@ static int write_csv(FILE *fp, void *ctx)
     fprintf(fp, "planner,baseline,feasible,runs,runs_ok,gpus_used,stages,pipelines,"
                 "tp_degree,peak_memory_bytes,iteration_time_s,iteration_time_s_min,iteration_time_s_max,energy_j,"
                 "energy_j_per_token,carbon_g,usd,plan_time_s,objective,objective_value,"
-                "relative_to_best_baseline,dtfm_cost_s,error\n");
+                "relative_to_best_baseline,dtfm_cost_s,error%s\n",
+            rp->co->freq ? ",iteration_time_s_max_clocks,energy_j_max_clocks" : "");
     for (int i = 0; i < rp->n; i++) {
         const row *rw = &rp->rows[i];
         bool ok = rw->nok > 0;
@@ -561,6 +594,10 @@ static int write_csv(FILE *fp, void *ctx)
         csv_num(fp, ok, rw->rel);
         csv_num(fp, ok, rw->dtfm_cost);
         csv_text(fp, row_error(rw));
+        if (rp->co->freq) {
+            csv_num(fp, ok, rw->time_fmax);
+            csv_num(fp, ok, rw->energy_fmax);
+        }
         fputc('\n', fp);
     }
     return ferror(fp) ? -1 : 0;
