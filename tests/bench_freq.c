@@ -121,7 +121,12 @@ static void baseline_one(const char *topo_path, const job *j)
         planner_run r;
         sim_result fmax;
         plan p;
-        planner_run_replay(planner_find(base[k]), &t, j, &po, -1, &r, &p);
+        const planner_def *d = planner_find(base[k]);
+        if (!d) {
+            printf("  no planner %s\n", base[k]);
+            continue;
+        }
+        planner_run_replay(d, &t, j, &po, -1, &r, &p);
         planner_run_freq(&t, j, &p, po.seed, -1, &r, &fmax);
         if (r.status == PLANNER_RUN_OK) {
             if (fmax.energy_j < bmax) {
@@ -140,7 +145,13 @@ static void baseline_one(const char *topo_path, const job *j)
     sim_result fmax;
     plan p;
     po.objective = "energy-within:0.1"; /* as E13: within 10 % of its fastest plan */
-    planner_run_replay(planner_find("memetic"), &t, j, &po, -1, &r, &p);
+    const planner_def *mem = planner_find("memetic");
+    if (!mem) {
+        printf("  no memetic planner\n");
+        topo_free(&t);
+        return;
+    }
+    planner_run_replay(mem, &t, j, &po, -1, &r, &p);
     planner_run_freq(&t, j, &p, po.seed, -1, &r, &fmax);
     if (r.status != PLANNER_RUN_OK || !isfinite(bmax)) {
         printf("  %-28s no comparison: %s\n", topo_path, r.status ? r.err : "no baseline plan");
