@@ -17,8 +17,13 @@
  * complete comparison, so that a script never reads part of one as the
  * whole; a file from an earlier run stays as it was. A second signal ends
  * the process at once (removing a half-written temporary file). The signal
- * flag is this command's one piece of global mutable state. */
-#include <jansson.h>
+ * flag is this command's one piece of global mutable state. The table and
+ * the files are written by cli/compare_out.c.
+ *
+ * With --freq every run's plan, baselines' included, gets the per-stage SM
+ * clocks of planner/freq_assign.h (no estimated slowdown) and is replayed
+ * again: the rows compare clocked plans with clocked plans, and each row also
+ * reports its energy and time at maximum clocks (planner_run_freq). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,8 +40,6 @@
 #include "cli/progress.h"
 #include "cli/signals.h"
 #include "cli/version.h"
-#include "sim/csv.h"
-#include "sim/jsonio.h"
 #include "sim/simulator.h"
 
 #define SMALL_FOR_EXACT 10  /* `all` runs exact only up to this many GPUs */
@@ -45,7 +48,7 @@ static const char HELP[] =
     "usage: geotrain compare -t TOPO -m MODEL [JOB] [--planners all|a,b,c] [--seeds N]\n"
     "                        [--seed S] [--objective OBJ] [--budget-s SEC] [--threads N]\n"
     "                        [--json FILE|-] [--csv FILE|-] [--dtfm-cost]\n"
-    "                        [--wan-policy fair|temporal]\n\n"
+    "                        [--wan-policy fair|temporal] [--freq]\n\n"
     "Run planners on one topology and job, replay every plan in the simulator and\n"
     "print one row per planner: GPUs used, stages x pipelines, iteration time,\n"
     "joules, J/token, gCO2e, planning time, the objective and each row relative to\n"
@@ -65,7 +68,11 @@ static const char HELP[] =
     "                      non-terminal at most every 5 s, with an ETA)\n"
     "  --dtfm-cost         add DT-FM's native cost (DataPCost + 2 PipelinePCost) of\n"
     "                      every plan that is a grid of single-GPU stages\n"
-    "  --wan-policy P      WAN sharing in the replay (default: as the topology says)\n\n"
+    "  --wan-policy P      WAN sharing in the replay (default: as the topology says)\n"
+    "  --freq              per-stage SM clocks (geotrain freq, no slowdown) on every\n"
+    "                      planner's plan, baselines too; rows are the clocked replays,\n"
+    "                      'vs f_max' the energy and time change against the same\n"
+    "                      plan at maximum clocks (both replayed)\n\n"
     "Ctrl-C (or SIGTERM) stops the running planner, whose best plan so far is\n"
     "replayed, skips the remaining runs and prints the rows done with a note\n"
     "'interrupted: N of M runs done' (on standard error when --json - or --csv -\n"
@@ -74,32 +81,7 @@ static const char HELP[] =
     "neither, and an earlier file stays as it was. A second signal ends at once.\n\n%s";
 
 /* One planner run (one seed) and its replay. */
-typedef struct run_rec {
-    bool ok;                   /* planned and replayed */
-    planner_run run;
-    double dtfm_cost;          /* NAN unless --dtfm-cost and a grid plan */
-    int tp;                    /* tensor-parallel degree of the plan (ok runs) */
-    double peak_mem;           /* bytes on the fullest GPU (ok runs) */
-} run_rec;
-
-typedef struct row {
-    const planner_def *def;
-    run_rec *runs;
-    int nruns, nok, best;      /* best = ok run with the lowest objective */
-    double time_s, time_min, time_max, energy_j, energy_min, energy_max;
-    double carbon_g, usd, plan_s, obj, dtfm_cost;
-    double rel;                /* obj / best baseline's obj - 1 (NAN if none) */
-} row;
-
-typedef struct cmp_opts {
-    const char *planners, *objective, *json, *csv;
-    long seeds, seed, threads;
-    double budget_s;
-    bool dtfm_cost, quiet;
-    int wan_policy;
-    volatile int *stop;        /* the signal that asked to stop, 0 = none */
-    const char *inputs[3];     /* topology, model, profile: for the provenance */
-} cmp_opts;
+#include "cli/compare_out.h"
 
 /* --- arguments ------------------------------------------------------------ */
 
@@ -135,6 +117,10 @@ static int take_option(cmp_opts *o, int argc, char **argv, int *i)
     }
     if (!strcmp(a, "--dtfm-cost")) {
         o->dtfm_cost = true;
+        return 1;
+    }
+    if (!strcmp(a, "--freq")) {
+        o->freq = true;
         return 1;
     }
     if (!strcmp(a, "--seeds"))
@@ -215,6 +201,8 @@ static bool run_one(const planner_def *d, const topology *t, const job *j, const
                        .stop = co->stop};
     plan p;
     planner_run_replay(d, t, j, &po, co->wan_policy, &r->run, &p);
+    if (co->freq)
+        planner_run_freq(t, j, &p, po.seed, co->wan_policy, &r->run, &r->fmax);
     r->ok = r->run.status == PLANNER_RUN_OK;
     r->dtfm_cost = NAN;
     double c;
@@ -249,7 +237,7 @@ static void aggregate(row *rw, const objective *ob)
     rw->best = -1;
     double bestv = INFINITY;
     rw->time_s = rw->energy_j = rw->carbon_g = rw->usd = rw->plan_s = rw->obj = 0;
-    rw->dtfm_cost = 0;
+    rw->dtfm_cost = rw->time_fmax = rw->energy_fmax = 0;
     rw->time_min = rw->energy_min = INFINITY;
     rw->time_max = rw->energy_max = -INFINITY;
     for (int s = 0; s < rw->nruns; s++) {
@@ -266,6 +254,8 @@ static void aggregate(row *rw, const objective *ob)
         rw->usd += m.usd;
         rw->obj += v;
         rw->dtfm_cost += r->dtfm_cost;
+        rw->time_fmax += r->fmax.iteration_s;
+        rw->energy_fmax += r->fmax.energy_j;
         rw->time_min = fmin(rw->time_min, m.time_s);
         rw->time_max = fmax(rw->time_max, m.time_s);
         rw->energy_min = fmin(rw->energy_min, m.energy_j);
@@ -282,15 +272,11 @@ static void aggregate(row *rw, const objective *ob)
         rw->usd /= rw->nok;
         rw->obj /= rw->nok;
         rw->dtfm_cost /= rw->nok;
+        rw->time_fmax /= rw->nok;
+        rw->energy_fmax /= rw->nok;
     }
 }
 
-/* False when no run is feasible, or the objective rules the row out
- * (energy-within:X: over the time limit). */
-static bool obj_ok(const row *rw)
-{
-    return rw->nok > 0 && rw->obj < OBJ_INFEASIBLE;
-}
 
 /* References for weighted / energy-within, then every row's objective and
  * its ratio to the best baseline. Returns the best baseline's index. */
@@ -317,280 +303,17 @@ static int finish_rows(row *rows, int n, objective *ob)
     int best = -1;
     for (int i = 0; i < n; i++) {
         aggregate(&rows[i], ob);
-        if (obj_ok(&rows[i]) && rows[i].def->baseline &&
+        if (compare_obj_ok(&rows[i]) && rows[i].def->baseline &&
             (best < 0 || rows[i].obj < rows[best].obj))
             best = i;
     }
     for (int i = 0; i < n; i++)
-        rows[i].rel = best >= 0 && obj_ok(&rows[i]) && obj_ok(&rows[best]) &&
+        rows[i].rel = best >= 0 && compare_obj_ok(&rows[i]) && compare_obj_ok(&rows[best]) &&
                               rows[best].obj != 0
                           ? rows[i].obj / rows[best].obj - 1 : NAN;
     return best;
 }
 
-/* The first failure of a row (for rows and notes). */
-static const char *row_error(const row *rw)
-{
-    for (int s = 0; s < rw->nruns; s++)
-        if (!rw->runs[s].ok)
-            return rw->runs[s].run.err;
-    return NULL;
-}
-
-/* --- output ---------------------------------------------------------------- */
-
-typedef struct report {
-    const topology *t;
-    const job *j;
-    const cmp_opts *co;
-    const objective *ob;
-    row *rows;
-    int n, best;
-    double tokens;
-    long done, total;          /* runs done (kept) and asked for */
-    bool interrupted;          /* a signal stopped a run or skipped some */
-} report;
-
-static void shape_text(const planner_run *r, char *buf, size_t cap)
-{
-    if (r->smin == r->smax)
-        snprintf(buf, cap, "%d x %d", r->smin, r->pipes);
-    else
-        snprintf(buf, cap, "%d-%d x %d", r->smin, r->smax, r->pipes);
-}
-
-static void print_row(const report *rp, const row *rw, FILE *out)
-{
-    const char *err = row_error(rw);
-    if (!rw->nok) {
-        fprintf(out, "%-17s infeasible: %s\n", rw->def->name, err ? err : "no plan");
-        return;
-    }
-    const run_rec *b = &rw->runs[rw->best];
-    char shape[32], rel[24], range[40] = "";
-    shape_text(&b->run, shape, sizeof shape);
-    if (isnan(rw->rel))
-        snprintf(rel, sizeof rel, "-");
-    else
-        snprintf(rel, sizeof rel, "%+.1f %%", 100 * rw->rel);
-    if (rp->co->seeds > 1)
-        snprintf(range, sizeof range, " %9.4g-%-9.4g", rw->time_min, rw->time_max);
-    char obj[24];
-    if (obj_ok(rw))
-        snprintf(obj, sizeof obj, "%.5g", rw->obj);
-    else
-        snprintf(obj, sizeof obj, "over limit");
-    fprintf(out, "%-17s %5d %9s %11.4g%s %11.4g %9.3g %9.4g %9.3g %11s %9s", rw->def->name,
-            b->run.gpus, shape, rw->time_s, range, rw->energy_j / 1e3, rw->energy_j / rp->tokens,
-            rw->carbon_g, rw->plan_s, obj, rel);
-    if (rp->co->dtfm_cost) {
-        if (isnan(rw->dtfm_cost))
-            fprintf(out, " %10s", "-");
-        else
-            fprintf(out, " %10.4g", rw->dtfm_cost);
-    }
-    if (rw->nok < rw->nruns)
-        fprintf(out, "  (%d of %d seeds failed)", rw->nruns - rw->nok, rw->nruns);
-    fputc('\n', out);
-}
-
-/* Whether a run of the row was cut short by the interrupt. */
-static bool row_stopped(const row *rw)
-{
-    for (int s = 0; s < rw->nruns; s++)
-        if (rw->runs[s].run.stopped)
-            return true;
-    return false;
-}
-
-/* Planner notes, failed seeds, and what an interrupt cut short. */
-static void print_notes(const report *rp, FILE *out)
-{
-    bool head = false;
-    for (int i = 0; i < rp->n; i++) {
-        const row *rw = &rp->rows[i];
-        const char *note = rw->best >= 0 ? rw->runs[rw->best].run.st.note : "";
-        const char *err = rw->nok && rw->nok < rw->nruns ? row_error(rw) : NULL;
-        bool cut = rw->nruns && rw->nruns < rp->co->seeds, stopped = row_stopped(rw);
-        char seeds[64];
-        snprintf(seeds, sizeof seeds, "%d of %ld seeds run", rw->nruns, rp->co->seeds);
-        if (!*note && !err && !cut && !stopped)
-            continue;
-        if (!head)
-            fprintf(out, "\nnotes:\n");
-        head = true;
-        if (*note)
-            fprintf(out, "  %-15s %s\n", rw->def->name, note);
-        if (err)
-            fprintf(out, "  %-15s a seed failed: %s\n", rw->def->name, err);
-        if (cut || stopped)
-            fprintf(out, "  %-15s interrupted: %s%s\n", rw->def->name, cut ? seeds : "",
-                    !stopped ? "" : cut ? ", the last stopped early (its best plan so far)"
-                                        : "stopped early (its best plan so far)");
-    }
-}
-
-static void print_table(const report *rp, FILE *out)
-{
-    const job *j = rp->j;
-    fprintf(out, "compare: %s, %s, batch %d x seq %d (microbatch %d, recompute %s), "
-                 "objective %s, %ld seed%s\n\n",
-            rp->t->name, j->model.id, j->batch, j->seq, j->microbatch,
-            j->recompute == RECOMPUTE_FULL ? "full" : "none", rp->ob->text, rp->co->seeds,
-            rp->co->seeds > 1 ? "s (means)" : "");
-    fprintf(out, "%-17s %5s %9s %11s%s %11s %9s %9s %9s %11s %9s%s\n", "planner", "GPUs",
-            "S x D", "iter (s)", rp->co->seeds > 1 ? "   min-max (s)      " : "",
-            "energy (kJ)", "J/token", "gCO2e", "plan (s)", "objective", "vs best",
-            rp->co->dtfm_cost ? "  DT-FM (s)" : "");
-    for (int i = 0; i < rp->n; i++)
-        if (rp->rows[i].nruns) /* after an interrupt, planners not run have no row */
-            print_row(rp, &rp->rows[i], out);
-    if (rp->best >= 0)
-        fprintf(out, "\nbest baseline: %s (objective %s, %s)\n", rp->rows[rp->best].def->name,
-                rp->ob->text, objective_unit(rp->ob));
-    print_notes(rp, out);
-    if (rp->interrupted)
-        fprintf(out, "\ninterrupted: %ld of %ld runs done%s\n", rp->done, rp->total,
-                rp->co->json || rp->co->csv ? "; --json/--csv not written (incomplete)" : "");
-}
-
-static json_t *num_or_null(bool ok, double v)
-{
-    return ok && isfinite(v) ? json_real(v) : json_null();
-}
-
-static json_t *row_json(const report *rp, const row *rw)
-{
-    json_t *o = json_object();
-    bool ok = rw->nok > 0;
-    const run_rec *b = ok ? &rw->runs[rw->best] : NULL;
-    const char *err = row_error(rw);
-    json_object_set_new(o, "planner", json_string(rw->def->name));
-    json_object_set_new(o, "baseline", json_boolean(rw->def->baseline));
-    json_object_set_new(o, "feasible", json_boolean(ok));
-    json_object_set_new(o, "runs", json_integer(rw->nruns));
-    json_object_set_new(o, "runs_ok", json_integer(rw->nok));
-    json_object_set_new(o, "gpus_used", ok ? json_integer(b->run.gpus) : json_null());
-    json_object_set_new(o, "stages", ok ? json_integer(b->run.smax) : json_null());
-    json_object_set_new(o, "stages_min", ok ? json_integer(b->run.smin) : json_null());
-    json_object_set_new(o, "pipelines", ok ? json_integer(b->run.pipes) : json_null());
-    json_object_set_new(o, "iteration_time_s", num_or_null(ok, rw->time_s));
-    json_object_set_new(o, "iteration_time_s_min", num_or_null(ok, rw->time_min));
-    json_object_set_new(o, "iteration_time_s_max", num_or_null(ok, rw->time_max));
-    json_object_set_new(o, "energy_j", num_or_null(ok, rw->energy_j));
-    json_object_set_new(o, "energy_j_min", num_or_null(ok, rw->energy_min));
-    json_object_set_new(o, "energy_j_max", num_or_null(ok, rw->energy_max));
-    json_object_set_new(o, "energy_j_per_token", num_or_null(ok, rw->energy_j / rp->tokens));
-    json_object_set_new(o, "tokens_per_s", num_or_null(ok, rp->tokens / rw->time_s));
-    json_object_set_new(o, "carbon_g", num_or_null(ok, rw->carbon_g));
-    json_object_set_new(o, "usd", num_or_null(ok, rw->usd));
-    json_object_set_new(o, "plan_time_s", json_real(rw->plan_s));
-    json_object_set_new(o, "objective_value", num_or_null(obj_ok(rw), rw->obj));
-    json_object_set_new(o, "objective_feasible", json_boolean(obj_ok(rw)));
-    json_object_set_new(o, "relative_to_best_baseline", num_or_null(ok, rw->rel));
-    if (rp->co->dtfm_cost)
-        json_object_set_new(o, "dtfm_cost_s", num_or_null(ok, rw->dtfm_cost));
-    json_object_set_new(o, "error", err ? json_string(err) : json_null());
-    json_object_set_new(o, "note", json_string(ok ? b->run.st.note : ""));
-    return o;
-}
-
-static json_t *report_json(const report *rp)
-{
-    json_t *root = json_object(), *rows = json_array();
-    json_object_set_new(root, "topology", json_string(rp->t->name));
-    json_object_set_new(root, "model", json_string(rp->j->model.id));
-    json_object_set_new(root, "batch", json_integer(rp->j->batch));
-    json_object_set_new(root, "microbatch", json_integer(rp->j->microbatch));
-    json_object_set_new(root, "seq", json_integer(rp->j->seq));
-    json_object_set_new(root, "recompute",
-                        json_string(rp->j->recompute == RECOMPUTE_FULL ? "full" : "none"));
-    json_object_set_new(root, "objective", json_string(rp->ob->text));
-    json_object_set_new(root, "seeds", json_integer(rp->co->seeds));
-    json_object_set_new(root, "seed", json_integer(rp->co->seed));
-    json_object_set_new(root, "best_baseline",
-                        rp->best >= 0 ? json_string(rp->rows[rp->best].def->name) : json_null());
-    for (int i = 0; i < rp->n; i++)
-        json_array_append_new(rows, row_json(rp, &rp->rows[i]));
-    json_object_set_new(root, "rows", rows);
-    return root;
-}
-
-static void csv_num(FILE *fp, bool ok, double v)
-{
-    if (ok && isfinite(v))
-        fprintf(fp, ",%.9g", v);
-    else
-        fputs(",", fp);
-}
-
-static void csv_text(FILE *fp, const char *s)
-{
-    fputc(',', fp);
-    csv_put_field(fp, s);
-}
-
-static int write_csv(FILE *fp, void *ctx)
-{
-    const report *rp = ctx;
-    fprintf(fp, "planner,baseline,feasible,runs,runs_ok,gpus_used,stages,pipelines,"
-                "tp_degree,peak_memory_bytes,iteration_time_s,iteration_time_s_min,iteration_time_s_max,energy_j,"
-                "energy_j_per_token,carbon_g,usd,plan_time_s,objective,objective_value,"
-                "relative_to_best_baseline,dtfm_cost_s,error\n");
-    for (int i = 0; i < rp->n; i++) {
-        const row *rw = &rp->rows[i];
-        bool ok = rw->nok > 0;
-        const run_rec *b = ok ? &rw->runs[rw->best] : NULL;
-        csv_put_field(fp, rw->def->name);
-        fprintf(fp, ",%d,%d,%d,%d", rw->def->baseline, ok, rw->nruns, rw->nok);
-        if (ok)
-            fprintf(fp, ",%d,%d,%d,%d,%.0f", b->run.gpus, b->run.smax, b->run.pipes, b->tp,
-                    b->peak_mem);
-        else
-            fputs(",,,,,", fp);
-        csv_num(fp, ok, rw->time_s);
-        csv_num(fp, ok, rw->time_min);
-        csv_num(fp, ok, rw->time_max);
-        csv_num(fp, ok, rw->energy_j);
-        csv_num(fp, ok, rw->energy_j / rp->tokens);
-        csv_num(fp, ok, rw->carbon_g);
-        csv_num(fp, ok, rw->usd);
-        csv_num(fp, true, rw->plan_s);
-        csv_text(fp, rp->ob->text);
-        csv_num(fp, obj_ok(rw), rw->obj);
-        csv_num(fp, ok, rw->rel);
-        csv_num(fp, ok, rw->dtfm_cost);
-        csv_text(fp, row_error(rw));
-        fputc('\n', fp);
-    }
-    return ferror(fp) ? -1 : 0;
-}
-
-static int write_outputs(const report *rp)
-{
-    gt_err e;
-    bool stdout_taken = (rp->co->json && !strcmp(rp->co->json, "-")) ||
-                        (rp->co->csv && !strcmp(rp->co->csv, "-"));
-    if (rp->interrupted) {
-        /* the rows done are for the user to see, wherever stdout goes; no
-         * file gets part of a comparison */
-        print_table(rp, stdout_taken ? stderr : stdout);
-        return EXIT_OK;
-    }
-    if (!stdout_taken)
-        print_table(rp, stdout);
-    if (rp->co->json) {
-        json_t *root = report_json(rp);
-        cli_add_provenance(root, rp->co->inputs, 3);
-        int rc = json_write_atomic(root, rp->co->json, &e);
-        json_decref(root);
-        if (rc)
-            return cli_input_error(&e);
-    }
-    if (rp->co->csv && atomic_write(rp->co->csv, write_csv, (void *)rp, &e))
-        return cli_input_error(&e);
-    return EXIT_OK;
-}
 
 /* --- the command ----------------------------------------------------------- */
 
@@ -660,7 +383,7 @@ static int compare_rows(row *rows, int n, const topology *t, const job *j, cmp_o
     rp.done = run_all(rows, n, t, j, co);
     rp.interrupted = cli_signals_caught() != 0;
     rp.best = finish_rows(rows, n, ob);
-    int rc = write_outputs(&rp);
+    int rc = compare_write_outputs(&rp);
     bool any = false;
     for (int i = 0; i < n; i++)
         any |= rows[i].nok > 0;

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "freq_assign.h"
+
 double planner_run_clock(void)
 {
     struct timespec ts;
@@ -65,6 +67,30 @@ void planner_run_replay(const planner_def *d, const topology *t, const job *j,
         *keep = p;
     else
         plan_free(&p);
+}
+
+void planner_run_freq(const topology *t, const job *j, plan *p, uint64_t seed, int wan_policy,
+                      planner_run *r, sim_result *fmax)
+{
+    if (r->status != PLANNER_RUN_OK)
+        return;
+    sim_result at_max = r->sim;
+    if (fmax)
+        *fmax = at_max;
+    gt_err e = {{0}};
+    if (freq_assign(t, j, p, 0, NULL, NULL, NULL, &e)) {
+        r->status = PLANNER_RUN_REPLAY_FAILED;
+        snprintf(r->err, sizeof r->err, "SM clocks: %s", e.msg);
+        return;
+    }
+    replay(t, j, p, seed, wan_policy, r);
+    if (r->status != PLANNER_RUN_OK || at_max.energy_j <= 0 || at_max.iteration_s <= 0)
+        return;
+    size_t n = strlen(r->st.note);
+    snprintf(r->st.note + n, sizeof r->st.note - n,
+             "%sSM clocks (replayed): %+.2f %% energy, %+.3f %% time", n ? "; " : "",
+             100 * (r->sim.energy_j / at_max.energy_j - 1),
+             100 * (r->sim.iteration_s / at_max.iteration_s - 1));
 }
 
 void planner_run_names(char *buf, size_t cap, int per_line, int indent)

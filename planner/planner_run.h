@@ -41,6 +41,16 @@ typedef struct planner_run {
 void planner_run_replay(const planner_def *d, const topology *t, const job *j,
                         const planner_opts *o, int wan_policy, planner_run *r, plan *keep);
 
+/* `--freq` of compare: after an OK planner_run_replay that kept plan p, give
+ * p the per-stage SM clocks of freq_assign (no estimated slowdown, so every
+ * planner's plan is finished the same way: a fair energy comparison) and
+ * replay it again with the same seed and policy. r->sim becomes the clocked
+ * replay, *fmax (may be NULL) the replay at maximum clocks; r->st.note gains
+ * the replayed change. A run that is not OK is left alone; a failing
+ * assignment or replay makes it PLANNER_RUN_REPLAY_FAILED with err. */
+void planner_run_freq(const topology *t, const job *j, plan *p, uint64_t seed, int wan_policy,
+                      planner_run *r, sim_result *fmax);
+
 /* Monotonic wall-clock seconds (for timing runs). */
 double planner_run_clock(void);
 

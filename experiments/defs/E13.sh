@@ -35,7 +35,7 @@ else
     E13_RUNS="us-hetero:pools/us-hetero:memetic world-hetero:pools/world-hetero:memetic euasia-hetero:pools/euasia-hetero:memetic case1:yuan2022/case1:memetic case3:yuan2022/case3:memetic case5:yuan2022/case5:memetic case1-rank-order:yuan2022/case1:plans/case1-rank-order case5-rank-order:yuan2022/case5:plans/case5-rank-order"
     E13_GENS=10
 fi
-STEPS=$(( 3 * $(echo $E13_RUNS | wc -w) ))
+STEPS=$(( 4 * $(echo $E13_RUNS | wc -w) ))
 
 # e13_one SCENARIO TOPO PLANSRC: one row of E13.csv, its front in E13-front.csv.
 e13_one() {
@@ -57,22 +57,29 @@ e13_one() {
     # shellcheck disable=SC2086
     cmp_run "$WORK/$_s-base.csv" "scenario=$_s" -t "$_t" $E13_JOB --planners "$E13_BASE" \
         --threads 2 || return 1
+    step "$_s: baselines with clocks (compare --freq)"
+    # shellcheck disable=SC2086
+    cmp_run "$WORK/$_s-basef.csv" "scenario=$_s" -t "$_t" $E13_JOB --planners "$E13_BASE" \
+        --threads 2 --freq || return 1
     awk -F, -v s="$_s" 'NR > 1 { print s "," $0 }' "$WORK/$_s-front.csv" >>"$OUT/E13-front.csv"
     set -- $(jget "$WORK/$_s-max.sim.json" iteration_time_s energy_j) \
            $(jget "$WORK/$_s-f.sim.json" iteration_time_s energy_j)
     _b=$(csvq 'v("feasible") == 1 && (b == "" || v("energy_j") + 0 < b + 0) { b = v("energy_j"); p = v("planner") }
                END { print p "," b }' "$WORK/$_s-base.csv")
+    _bf=$(csvq 'v("feasible") == 1 && (b == "" || v("energy_j") + 0 < b + 0) { b = v("energy_j"); p = v("planner") }
+               END { print p "," b }' "$WORK/$_s-basef.csv")
     _w=$(csvq 'v("slowdown_pct") + 0 <= 1 && v("energy_saved_pct") + 0 > s + 0 { s = v("energy_saved_pct"); d = v("slowdown_pct") }
                END { print (s == "" ? 0 : s) "," (d == "" ? 0 : d) }' "$WORK/$_s-front.csv")
     awk -v s="$_s" -v t="$_tn" -v src="$(basename "$_src")" -v tm="$1" -v em="$2" -v tf="$3" -v ef="$4" \
-        -v b="$_b" -v w="$_w" 'BEGIN { split(b, B, ","); split(w, W, ",")
-        printf "%s,%s,%s,%.6f,%.2f,%.6f,%.2f,%.3f,%.2f,%s,%s,%s,%s,%.2f\n", s, t, src, tm, em, tf, ef,
+        -v b="$_b" -v bf="$_bf" -v w="$_w" 'BEGIN { split(b, B, ","); split(bf, F, ","); split(w, W, ",")
+        printf "%s,%s,%s,%.6f,%.2f,%.6f,%.2f,%.3f,%.2f,%s,%s,%s,%s,%.2f,%s,%s,%.2f\n", s, t, src, tm, em, tf, ef,
                100 * (tf / tm - 1), 100 * (1 - ef / em), W[1], W[2], B[1], B[2],
-               B[2] == "" ? 0 : 100 * (ef / B[2] - 1) }' >>"$OUT/E13.csv"
+               B[2] == "" ? 0 : 100 * (ef / B[2] - 1), F[1], F[2],
+               F[2] == "" ? 0 : 100 * (ef / F[2] - 1) }' >>"$OUT/E13.csv"
 }
 
 run() {
-    echo "scenario,topology,plan,time_max_s,energy_max_j,time_freq_s,energy_freq_j,slowdown_pct,saved_pct,saved_1pct,slowdown_1pct,best_energy_baseline,baseline_energy_j,vs_baseline_pct" >"$OUT/E13.csv"
+    echo "scenario,topology,plan,time_max_s,energy_max_j,time_freq_s,energy_freq_j,slowdown_pct,saved_pct,saved_1pct,slowdown_1pct,best_energy_baseline,baseline_energy_j,vs_baseline_pct,best_energy_baseline_freq,baseline_freq_energy_j,vs_baseline_freq_pct" >"$OUT/E13.csv"
     echo "scenario,point,iteration_time_s,energy_j,slowdown_pct,energy_saved_pct" >"$OUT/E13-front.csv"
     for r in $E13_RUNS; do
         s=${r%%:*} rest=${r#*:}
@@ -90,11 +97,13 @@ rank-order plan; then \`geotrain freq\` gives each stage the lowest clock that k
 iteration time (the first and the last microbatch keep f_max), and \`--front\` sweeps slowdown
 budgets. Frequency model: \`topologies/gpu_freq.csv\` (Perseus per-stage profiles of A100 SXM4
 and A40; other GPUs are transfers, V100 from the A100 curve). Energy and time are simulated
-(the front: estimated). Baselines: $(echo $E13_BASE | sed 's/,/, /g') (objective time).
+(the front: estimated). Baselines: $(echo $E13_BASE | sed 's/,/, /g') (objective time), at
+maximum clocks and, for the fair comparison, with the same clocks (\`compare --freq\`: each
+baseline's plan gets the zero-slowdown assignment too).
 
 EOF
     fig E13-front "Time-energy fronts over SM clocks of each scenario's plan (0 = the plan at maximum clocks)"
-    mdtable "$OUT/E13.csv" "scenario|scenario|s;plan|plan|s;time_max_s|time, max clocks (s)|%.3f;energy_max_j|energy, max clocks (J)|%.0f;slowdown_pct|slowdown (%)|%+.3f;saved_pct|energy saved, no slowdown (%)|%.1f;saved_1pct|saved within 1 % (%)|%.1f;best_energy_baseline|least-energy baseline|s;vs_baseline_pct|vs that baseline (%)|%+.1f"
+    mdtable "$OUT/E13.csv" "scenario|scenario|s;plan|plan|s;time_max_s|time, max clocks (s)|%.3f;energy_max_j|energy, max clocks (J)|%.0f;slowdown_pct|slowdown (%)|%+.3f;saved_pct|energy saved, no slowdown (%)|%.1f;saved_1pct|saved within 1 % (%)|%.1f;best_energy_baseline|least-energy baseline|s;vs_baseline_pct|vs that baseline (%)|%+.1f;vs_baseline_freq_pct|vs the least-energy baseline with clocks (%)|%+.1f"
     csvq -v pp="$(pub E13 perseus_saving)" -v pe="$(pub E13 envpipe_saving_lo)" -v pg="$(pub E4 energy_gain)" '
         { n++; s = v("saved_pct") + 0; s1 = v("saved_1pct") + 0; d = v("slowdown_pct") + 0; b = v("vs_baseline_pct") + 0
           if (s > bs) { bs = s; bsk = v("scenario") } if (s1 > b1) { b1 = s1; b1k = v("scenario") }
