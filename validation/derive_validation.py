@@ -7,7 +7,8 @@ Input:  validation/measured_runs.csv of the reference-data folder (docs/data-sou
 Output: validation/runs.csv (docs/validation.md): one row per input row, in the project's
         format: the catalog GPU id, the parallel layout (tp, pp, dp, virtual stages,
         microbatch, global batch, schedule, recompute, sequence parallelism, precision,
-        attention kernel), the node shape and NIC rate the topology needs, the measured value
+        attention kernel), the data-parallel options the source's framework ran (dp_shard,
+        grad_sync, grad_bucket_mb, grad_dtype, tp_comm_overlap: dp_options below), the node shape and NIC rate the topology needs, the measured value
         and the measured iteration time it implies (formula per source), the role of the row
         (fit / holdout) and, for rows `geotrain validate` cannot represent, the reason. The
         original public source of each row is kept in `source`.
@@ -110,7 +111,7 @@ def dp_options(src, sched_text, prec, dp):
     # Megatron-LM before Megatron-Core: its own DDP all-reduces after the backward; under
     # bf16 the gradients are accumulated and all-reduced in fp32 (Megatron-LM arguments.py),
     # under fp16 in fp16.
-    gd = "fp32" if prec == "bf16" else "bf16"
+    gd = "fp32" if prec == "bf16" else ("fp16" if prec == "fp16" else "bf16")
     return ("none", "after_backward", 0, gd,
             "Megatron-LM DDP: all-reduce after the backward, gradients in %s" % gd)
 
