@@ -178,6 +178,7 @@ json_t *val_report_json(const val_report *rep, const val_fit *f)
             json_object_set_new(lo, f->src[s], stats_json(&f->loso_by_src[s]));
         json_object_set_new(fj, "k_sat", ks);
         json_object_set_new(fj, "holdout_with_fitted", stats_json(&f->holdout_fitted));
+        json_object_set_new(fj, "fit_rows_with_fitted", stats_json(&f->fit_fitted));
         json_object_set_new(fj, "leave_one_source_out", stats_json(&f->loso));
         json_object_set_new(fj, "leave_one_source_out_by_source", lo);
         json_object_set_new(doc, "fit", fj);
