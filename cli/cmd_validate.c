@@ -25,7 +25,9 @@ static const char HELP[] =
     "  --runs FILE   validation rows (default: the shipped validation/runs.csv)\n"
     "  --json FILE   the same as JSON (\"-\" = stdout, then without the text report);\n"
     "                key mean_rel_error = overall mean |error|\n"
-    "  --csv FILE    one line per row: id,source,gpu,role,measured_s,simulated_s,rel_error\n"
+    "  --csv FILE    one line per row: id,source,gpu,role,measured_s,simulated_s,rel_error,\n"
+    "                options (the row's data-parallel options: dp_shard, grad_sync[:bucket],\n"
+    "                acc:flushes per step, grad:gradient dtype)\n"
     "  --fit         also fit k_sat per architecture on the role=fit rows (grid), report\n"
     "                the held-out error with the fitted values and a leave-one-source-out\n"
     "                cross-validation of the same procedure\n"
@@ -65,14 +67,16 @@ static int parse(int argc, char **argv, opts *o)
 
 static void print_table(const val_report *rep)
 {
-    printf("%-22s %-15s %-7s %12s %12s %9s\n", "row", "gpu", "role", "measured_s",
-           "simulated_s", "rel_err");
+    printf("%-22s %-15s %-7s %12s %12s %9s  %s\n", "row", "gpu", "role", "measured_s",
+           "simulated_s", "rel_err", "options");
     for (int i = 0; i < rep->n; i++) {
         const val_result *x = &rep->res[i];
         if (!x->done)
             continue;
-        printf("%-22s %-15s %-7s %12.4f %12.4f %+8.1f%%\n", x->row->id, x->row->gpu,
-               x->row->role, x->row->measured_s, x->sim_s, 100 * x->rel_err);
+        char opt[96];
+        val_options(x->row, opt, sizeof opt);
+        printf("%-22s %-15s %-7s %12.4f %12.4f %+8.1f%%  %s\n", x->row->id, x->row->gpu,
+               x->row->role, x->row->measured_s, x->sim_s, 100 * x->rel_err, opt);
     }
 }
 
@@ -113,12 +117,15 @@ static void print_summary(const val_report *rep)
 static int write_csv(FILE *fp, void *ctx)
 {
     const val_report *rep = ctx;
-    fprintf(fp, "id,source,gpu,role,measured_s,simulated_s,rel_error\n");
+    fprintf(fp, "id,source,gpu,role,measured_s,simulated_s,rel_error,options\n");
     for (int i = 0; i < rep->n; i++) {
         const val_result *x = &rep->res[i];
-        if (x->done)
-            fprintf(fp, "%s,%s,%s,%s,%.6g,%.6g,%.6f\n", x->row->id, x->row->source_key,
-                    x->row->gpu, x->row->role, x->row->measured_s, x->sim_s, x->rel_err);
+        char opt[96];
+        if (!x->done)
+            continue;
+        val_options(x->row, opt, sizeof opt);
+        fprintf(fp, "%s,%s,%s,%s,%.6g,%.6g,%.6f,%s\n", x->row->id, x->row->source_key,
+                x->row->gpu, x->row->role, x->row->measured_s, x->sim_s, x->rel_err, opt);
     }
     return ferror(fp) ? -1 : 0;
 }

@@ -1,5 +1,5 @@
 # E12 — simulated vs measured iteration time. Reads E12-rows.csv
-# (id,source,gpu,role,measured_s,simulated_s,rel_error).
+# (id,source,gpu,role,measured_s,simulated_s,rel_error,options).
 R = csv("E12-rows")
 set output fig("E12-scatter")
 set title "Simulated vs measured iteration time (published runs)"

@@ -29,6 +29,9 @@ typedef struct job {
     bool fused_attention;   /* FlashAttention-style kernel (default) or unfused softmax */
     bool sequence_parallel; /* Megatron SP: norms/dropout split over TP, RS + AG */
     bool recompute_attention; /* selective recompute: attention core redone in backward */
+    bool tp_comm_overlap;   /* Megatron-Core --tp-comm-overlap: with sequence parallelism,
+                               each TP all-gather / reduce-scatter runs under its GEMM
+                               (sim/kernels.c); off by default */
     double opt_bytes_per_param; /* weights+grads+optimizer state, default 16 */
     recompute_kind recompute;
     int iterations;         /* iterations to simulate */

@@ -145,16 +145,45 @@ void kern_tp_layer_traffic(const job *j, int tp, int b, int *count, double *byte
     *bytes = (double)b * j->seq * j->model.hidden * elem_bytes(j);
 }
 
+/* Exposed time of the layer's TP collectives. Without overlap: two
+ * all-reduces (or, under sequence parallelism, two all-gather +
+ * reduce-scatter pairs of the same traffic) one after another with the
+ * kernels. With --tp-comm-overlap (Megatron-Core + Transformer Engine
+ * userbuffers; needs sequence parallelism) each of the four halves is split
+ * into chunks pipelined with the GEMM it feeds or drains: the all-gather
+ * before QKV and before MLP-up, the reduce-scatter after the attention
+ * projection and after MLP-down (in backward their conjugates, under the
+ * same linears' dgrad + wgrad). A half then costs only what its GEMM cannot
+ * hide: max(0, c - gemm). An upper bound on the hiding: the chunking's own
+ * cost and SM sharing are not charged. */
+static double tp_comm_s(const job *j, const gpu_type *g, int tp, int b, const double gemm[4])
+{
+    int n;
+    double bytes;
+    kern_tp_layer_traffic(j, tp, b, &n, &bytes);
+    if (!(j->tp_comm_overlap && j->sequence_parallel) || n == 0)
+        return n * kern_ring_s(g, tp, bytes, 2);
+    double half = kern_ring_s(g, tp, bytes, 1), s = 0;
+    for (int i = 0; i < 4; i++)
+        s += half > gemm[i] ? half - gemm[i] : 0;
+    return s;
+}
+
 void kern_layer(const job *j, const gpu_type *g, int tp, int b, int bwd, kern_time *o)
 {
     const model_spec *m = &j->model;
     double T = (double)b * j->seq, h = m->hidden, f = m->ffn, e = elem_bytes(j);
     double kv = (double)m->kv_heads * h / m->heads;
     *o = (kern_time){0};
-    linear(j, g, T, (h + 2 * kv) / tp, h, bwd, o);              /* QKV */
-    linear(j, g, T, h, h / tp, bwd, o);                         /* attention projection */
-    linear(j, g, T, (m->gated_mlp ? 2 : 1) * f / tp, h, bwd, o); /* MLP up (gate) */
-    linear(j, g, T, h, f / tp, bwd, o);                         /* MLP down */
+    /* QKV, attention projection, MLP up (gate), MLP down; each one's GEMM
+     * time kept for the overlap of the TP collectives */
+    double N[4] = {(h + 2 * kv) / tp, h, (m->gated_mlp ? 2 : 1) * f / tp, h};
+    double K[4] = {h, h / tp, h, f / tp}, gemm[4];
+    for (int i = 0; i < 4; i++) {
+        double before = o->gemm_s;
+        linear(j, g, T, N[i], K[i], bwd, o);
+        gemm[i] = o->gemm_s - before;
+    }
     kern_attention(j, g, tp, b, bwd, o);
     /* two norms (read x, write y; backward also reads dy) and two
      * dropout + residual adds (read two, write one; backward passes two) */
@@ -166,10 +195,7 @@ void kern_layer(const job *j, const gpu_type *g, int tp, int b, int bwd, kern_ti
     o->mem_s += kern_mem_s(g, F * e * (m->gated_mlp ? (bwd ? 5 : 3) : (bwd ? 3 : 2)));
     o->kernels += 5;
     o->launch_s = o->kernels * g->kernel_s;
-    int n;
-    double bytes;
-    kern_tp_layer_traffic(j, tp, b, &n, &bytes);
-    o->comm_s = n * kern_ring_s(g, tp, bytes, 2);
+    o->comm_s = tp_comm_s(j, g, tp, b, gemm);
 }
 
 void kern_embedding(const job *j, const gpu_type *g, int tp, int b, int bwd, kern_time *o)

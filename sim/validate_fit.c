@@ -13,7 +13,10 @@
 
 #include "validate_report.h"
 
-static const double GRID[VAL_GRID] = {0, 64, 128, 256, 512, 1024, 2048, 4096};
+/* k_sat candidates: steps of 128-512 up to 4096 (and 6144 to see a rising
+ * edge); the catalog's prior values are on the grid. */
+static const double GRID[VAL_GRID] = {0,    128,  256,  384,  512,  768,  1024, 1280,
+                                      1536, 1792, 2048, 2560, 3072, 3584, 4096, 6144};
 
 typedef struct table {
     const val_report *rep;
@@ -93,6 +96,18 @@ static int fill(table *t, const gpu_catalog *cat, val_fit *f, gt_err *e)
     return bad ? gt_fail(e, "a row failed to simulate on the k_sat grid") : 0;
 }
 
+/* Errors of the rows of one role with the fitted grid indices gi. */
+static void role_stats(const table *t, const int *gi, const char *role, val_stats *out)
+{
+    double *err = malloc(sizeof *err * (size_t)(t->rep->n + 1));
+    int k = 0;
+    for (int i = 0; err && i < t->rep->n; i++)
+        if (t->arch[i] >= 0 && !strcmp(t->rep->res[i].row->role, role))
+            err[k++] = err_at(t, i, gi[t->arch[i]]);
+    val_stats_of(err, k, out);
+    free(err);
+}
+
 static void fitted_holdout(const table *t, val_fit *f)
 {
     int gi[16];
@@ -102,13 +117,8 @@ static void fitted_holdout(const table *t, val_fit *f)
             f->fit_rows[a] = 0;
         f->fitted[a] = gi[a] < 0 ? t->prior[a] : GRID[gi[a]];
     }
-    double *err = malloc(sizeof *err * (size_t)t->rep->n);
-    int k = 0;
-    for (int i = 0; err && i < t->rep->n; i++)
-        if (t->arch[i] >= 0 && !strcmp(t->rep->res[i].row->role, "holdout"))
-            err[k++] = err_at(t, i, gi[t->arch[i]]);
-    val_stats_of(err, k, &f->holdout_fitted);
-    free(err);
+    role_stats(t, gi, "holdout", &f->holdout_fitted);
+    role_stats(t, gi, "fit", &f->fit_fitted);
 }
 
 static void loso(const table *t, val_fit *f)
@@ -164,11 +174,13 @@ out:
 
 void val_fit_print(const val_fit *f, FILE *out)
 {
-    fprintf(out, "\nfit of k_sat per architecture (grid 0..4096) on the role=fit rows:\n");
+    fprintf(out, "\nfit of k_sat per architecture (grid 0..6144) on the role=fit rows:\n");
     for (int a = 0; a < f->narch; a++)
         fprintf(out, "  %-10s k_sat %6.0f  (%s)\n", f->arch[a], f->fitted[a],
                 f->fit_rows[a] ? "fitted" : "no fitting rows: catalog value kept");
-    const val_stats *h = &f->holdout_fitted, *l = &f->loso;
+    const val_stats *h = &f->holdout_fitted, *l = &f->loso, *fr = &f->fit_fitted;
+    fprintf(out, "fitting rows with the fitted values: %d rows, mean %.1f%%, median %.1f%%, "
+                 "max %.1f%%\n", fr->n, 100 * fr->mean, 100 * fr->median, 100 * fr->max);
     fprintf(out, "held-out rows with the fitted values: %d rows, mean %.1f%%, median %.1f%%, "
                  "max %.1f%%\n", h->n, 100 * h->mean, 100 * h->median, 100 * h->max);
     fprintf(out, "leave-one-source-out (fit on the other sources, all roles): %d rows, mean "

@@ -135,12 +135,15 @@ static json_t *rows_json(const val_report *rep)
     json_t *rows = json_array(), *skipped = json_array(), *both = json_object();
     for (int i = 0; i < rep->n; i++) {
         const val_result *x = &rep->res[i];
+        char opt[96] = "";
+        if (x->done)
+            val_options(x->row, opt, sizeof opt);
         if (x->done)
             json_array_append_new(
-                rows, json_pack("{s:s, s:s, s:s, s:s, s:f, s:f, s:f}", "id", x->row->id,
+                rows, json_pack("{s:s, s:s, s:s, s:s, s:f, s:f, s:f, s:s}", "id", x->row->id,
                                 "source", x->row->source_key, "gpu", x->row->gpu, "role",
                                 x->row->role, "measured_s", x->row->measured_s, "simulated_s",
-                                x->sim_s, "rel_error", x->rel_err));
+                                x->sim_s, "rel_error", x->rel_err, "options", opt));
         else
             json_array_append_new(skipped,
                                   json_pack("{s:s, s:s}", "id", x->row->id, "reason", x->why));
@@ -175,6 +178,7 @@ json_t *val_report_json(const val_report *rep, const val_fit *f)
             json_object_set_new(lo, f->src[s], stats_json(&f->loso_by_src[s]));
         json_object_set_new(fj, "k_sat", ks);
         json_object_set_new(fj, "holdout_with_fitted", stats_json(&f->holdout_fitted));
+        json_object_set_new(fj, "fit_rows_with_fitted", stats_json(&f->fit_fitted));
         json_object_set_new(fj, "leave_one_source_out", stats_json(&f->loso));
         json_object_set_new(fj, "leave_one_source_out_by_source", lo);
         json_object_set_new(doc, "fit", fj);

@@ -40,13 +40,14 @@ void val_report_free(val_report *rep);
 /* Statistics of the errors err[0..n-1] (input is not modified). */
 void val_stats_of(const double *err, int n, val_stats *s);
 
-#define VAL_GRID 8
+#define VAL_GRID 16
 typedef struct val_fit {
     int narch;
     char arch[16][16];
     double fitted[16];          /* k_sat fitted on the role=fit rows */
     int fit_rows[16];           /* how many rows each was fitted on (0 = prior kept) */
     val_stats holdout_fitted;   /* held-out rows with the fitted values */
+    val_stats fit_fitted;       /* the fitting rows themselves with those values */
     val_stats loso;             /* leave-one-source-out, all rows */
     int nsrc;
     char src[VAL_MAX_GROUPS][32];

@@ -3,28 +3,38 @@
  * bwd) + optimizer of its stage; errors are (simulated - measured) /
  * measured; the statistics are those of the rows; skipped rows carry their
  * reason; bad input fails with file:line; JSON has mean_rel_error; the
- * shipped set loads and every representable row replays. */
+ * shipped set loads and every representable row replays. Data-parallel
+ * options: an FSDP row of two GPUs is 2 flushes + its all-gathers and
+ * reduce-scatter + 1/2 of the optimizer step, computed by hand from the
+ * model's pieces; a DDP row with accumulation is k flushes + one ring
+ * all-reduce of its fp32 gradients + one optimizer step; a row of 32 FSDP
+ * replicas replayed as 16 (val_replicas' reduction) differs by the
+ * optimizer-share bound only. */
 #include "testutil.h"
 
 #include <jansson.h>
 #include <math.h>
 
 #include "sim/cost.h"
+#include "sim/dp_sync.h"
+#include "sim/plan.h"
+#include "sim/simulator.h"
+#include "sim/topology.h"
 #include "sim/validate.h"
 #include "sim/validate_report.h"
 
 static const char HEAD[] =
     "id,source,gpu,n_gpus,node_gpus,nic_gbps,model,layers,hidden,heads,kv_heads,ffn,vocab,"
-    "seq,gated_mlp,bias,learned_pos,micro_batch,global_batch,tp,pp,dp,vp,schedule,sim_mode,"
-    "recompute,sequence_parallel,precision,attention,metric,value,measured_iteration_s,role,"
+    "seq,gated_mlp,bias,learned_pos,micro_batch,global_batch,tp,pp,dp,vp,schedule,dp_shard,"
+    "grad_sync,grad_bucket_mb,grad_dtype,tp_comm_overlap,recompute,sequence_parallel,precision,attention,metric,value,measured_iteration_s,role,"
     "skip,assumptions\n";
 
 static const char ROWS[] =
     "T-one,test,a100_sxm_80gb,1,8,1600,m,4,1024,16,16,4096,32000,1024,0,1,1,2,8,1,1,1,1,"
-    "1f1b,full,none,0,bf16,fused,iteration_s,1,0.5,fit,,\n"
+    "1f1b,none,after_backward,0,bf16,0,none,0,bf16,fused,iteration_s,1,0.5,fit,,\n"
     "T-tp,test,h100_sxm,8,8,3200,m,8,2048,16,16,8192,32000,2048,0,1,1,1,8,2,2,2,1,"
-    "1f1b,full,full,1,bf16,fused,iteration_s,1,1,holdout,,\n"
-    "T-skip,test,h100_sxm,8,8,3200,m,,,,,,,,0,1,1,,,,,,,,,,,,,iteration_s,1,,holdout,"
+    "1f1b,zero1,overlap,100,fp32,1,full,1,bf16,fused,iteration_s,1,1,holdout,,\n"
+    "T-skip,test,h100_sxm,8,8,3200,m,,,,,,,,0,1,1,,,,,,,,,,,,,,,,,iteration_s,1,,holdout,"
     "context parallelism not modelled,\n";
 
 static void write_rows(char *path, size_t cap, const char *rows)
@@ -99,11 +109,27 @@ static void test_cli_json_and_bad_input(void **state)
     assert_int_equal(json_array_size(json_object_get(doc, "skipped")), 1);
     json_decref(doc);
     tu_run_free(&r);
+    /* --csv: replayed rows only (the skipped one has no layout), with the
+     * data-parallel options each row replayed with */
+    char csv[64];
+    write_temp("", csv, sizeof csv);
+    assert_int_equal(tu_geotrain(&r, "validate", "--runs", path, "--csv", csv, "--quiet", NULL),
+                     0);
+    assert_int_equal(r.status, 0);
+    char *text = tu_read_file(csv, NULL);
+    assert_non_null(text);
+    assert_non_null(strstr(text, ",options\n"));
+    assert_non_null(strstr(text, ",none after_backward acc:4 grad:bf16\n")); /* T-one: 8 / 2 */
+    assert_non_null(strstr(text, ",zero1 overlap:100MiB acc:1 grad:fp32 tp-overlap\n")); /* T-tp: pp 2 */
+    assert_null(strstr(text, "T-skip"));
+    free(text);
+    tu_run_free(&r);
+    unlink(csv);
     unlink(path);
     /* a replayed row with tp = 0 is an input error naming the file and line */
     write_rows(path, sizeof path,
                "T-bad,test,h100_sxm,8,8,3200,m,8,2048,16,16,8192,32000,2048,0,1,1,1,8,0,2,2,"
-               "1,1f1b,full,full,1,bf16,fused,iteration_s,1,1,holdout,,\n");
+               "1,1f1b,none,after_backward,0,bf16,0,full,1,bf16,fused,iteration_s,1,1,holdout,,\n");
     assert_int_equal(tu_geotrain(&r, "validate", "--runs", path, NULL), 0);
     assert_int_equal(r.status, 1);
     assert_non_null(strstr(r.err, ":2:"));
@@ -137,6 +163,178 @@ static void test_shipped_set_replays(void **state)
     gpu_catalog_free(&cat);
 }
 
+
+/* The shipped catalog, loaded once for the data-parallel tests. */
+static gpu_catalog CAT;
+
+static int load_catalog(void **state)
+{
+    (void)state;
+    gt_err e;
+    return gpu_catalog_load_default(&CAT, &e);
+}
+
+static int free_catalog(void **state)
+{
+    (void)state;
+    gpu_catalog_free(&CAT);
+    return 0;
+}
+
+/* A tiny model's row: 2 layers, h = 512, s = 256, on A100s of 8-GPU nodes. */
+static val_row tiny_row(const char *shard, const char *sync, double bucket, const char *gd,
+                        int dp, int global_batch)
+{
+    val_row r = {.n_gpus = dp, .node_gpus = 8, .layers = 2, .hidden = 512, .heads = 8,
+                 .kv_heads = 8, .ffn = 2048, .vocab = 1000, .seq = 256, .bias = 1,
+                 .learned_pos = 1, .micro_batch = 1, .global_batch = global_batch, .tp = 1,
+                 .pp = 1, .dp = dp, .vp = 1, .nic_gbps = 1600, .grad_bucket_mb = bucket,
+                 .measured_s = 1};
+    snprintf(r.id, sizeof r.id, "T-%s-%d", shard, dp);
+    snprintf(r.gpu, sizeof r.gpu, "a100_sxm_80gb");
+    snprintf(r.schedule, sizeof r.schedule, "1f1b");
+    snprintf(r.dp_shard, sizeof r.dp_shard, "%s", shard);
+    snprintf(r.grad_sync, sizeof r.grad_sync, "%s", sync);
+    snprintf(r.grad_dtype, sizeof r.grad_dtype, "%s", gd);
+    snprintf(r.recompute, sizeof r.recompute, "none");
+    snprintf(r.precision, sizeof r.precision, "bf16");
+    snprintf(r.attention, sizeof r.attention, "fused");
+    return r;
+}
+
+/* Simulated ns of a row built with `replicas` replicas; its case in *t, *j
+ * (freed here except j, which holds no allocation). */
+static int64_t sim_ns(const val_row *r, const gpu_catalog *cat, int replicas, job *j,
+                      double *link_bw, double *opt_ns_full_share)
+{
+    topology t;
+    plan p;
+    gt_err e;
+    if (val_build(r, cat, -1, replicas, &t, j, &p, &e))
+        fail_msg("%s", e.msg);
+    sim_options o;
+    sim_options_default(&o);
+    sim_result res;
+    if (simulate_plan(&t, j, &p, &o, &res, &e))
+        fail_msg("%s", e.msg);
+    if (link_bw) {
+        double lat;
+        topo_path(&t, 0, 1, &lat, link_bw);
+        assert_true(lat == 0); /* the two GPUs share a node */
+    }
+    if (opt_ns_full_share)
+        *opt_ns_full_share = (double)cost_optimizer_ns(
+            &t.types[0], cost_stage_params(&j->model, 0, j->model.layers - 1));
+    plan_free(&p);
+    topo_free(&t);
+    return (int64_t)llround(res.iteration_s * 1e9);
+}
+
+/* One flush of one microbatch through the row's single stage: fwd + bwd. */
+static double flush_ns(const job *j, const gpu_type *g)
+{
+    int L = j->model.layers;
+    return (double)cost_stage_fwd_ns(j, g, 1, 1, 0, L - 1, 1.0) +
+           (double)cost_stage_bwd_ns(j, g, 1, 1, 0, L - 1, 1.0);
+}
+
+/* One ring step of 2 members moves bytes / 2 each way over the GPU link. */
+static double ring2_step_ns(double bytes, double bw) { return bytes / 2 / bw * 1e9; }
+
+static void test_fsdp_row_by_hand(void **state)
+{
+    (void)state;
+    const gpu_catalog *cat = &CAT;
+    /* global batch 4 over dp 2 of microbatch 1: 2 accumulation flushes */
+    val_row r = tiny_row("fsdp", "after_backward", 0, "bf16", 2, 4);
+    char words[96];
+    val_options(&r, words, sizeof words);
+    assert_string_equal(words, "fsdp after_backward acc:2 grad:bf16");
+    job j;
+    double bw;
+    int64_t sim = sim_ns(&r, cat, 2, &j, &bw, NULL);
+    const gpu_type *g = &cat->types[gpu_catalog_find(cat, "a100_sxm_80gb")];
+    int L = j.model.layers;
+    double fb = flush_ns(&j, g);
+    double W = dp_weight_bytes(&j, 0, L - 1, 1), G = dp_grad_bytes(&j, 0, L - 1, 1);
+    /* FSDP: all-gather of the weights twice (forward, backward), then the
+     * gradients' reduce-scatter: one ring step each with 2 members; each
+     * replica's optimizer updates half of the state */
+    double sync = 2 * ring2_step_ns(W, bw) + ring2_step_ns(G, bw);
+    double opt = (double)cost_optimizer_ns(g, cost_stage_params(&j.model, 0, L - 1) * 0.5);
+    double want = 2 * fb + sync + opt;
+    assert_true(sync > 0.01 * want); /* the sharded traffic really counts here */
+    assert_true(fabs((double)sim - want) <= 8);
+}
+
+static void test_accumulation_row_by_hand(void **state)
+{
+    (void)state;
+    const gpu_catalog *cat = &CAT;
+    /* DDP, fp32 gradients, 6 / (2 x 1) = 3 flushes */
+    val_row r = tiny_row("none", "after_backward", 0, "fp32", 2, 6);
+    job j;
+    double bw;
+    int64_t sim = sim_ns(&r, cat, 2, &j, &bw, NULL);
+    assert_int_equal(j.accumulation, 3);
+    assert_int_equal(j.grad_bytes, 4);
+    const gpu_type *g = &cat->types[gpu_catalog_find(cat, "a100_sxm_80gb")];
+    int L = j.model.layers;
+    double fb = flush_ns(&j, g);
+    /* 4-byte gradients: twice the cost model's 2-byte figure */
+    double G = 4 * cost_stage_params(&j.model, 0, L - 1);
+    assert_true(fabs(dp_grad_bytes(&j, 0, L - 1, 1) - G) < 1e-6 * G);
+    double ar = 2 * ring2_step_ns(G, bw); /* reduce-scatter + all-gather halves */
+    double want = 3 * fb + ar +
+                  (double)cost_optimizer_ns(g, cost_stage_params(&j.model, 0, L - 1));
+    assert_true(fabs((double)sim - want) <= 8);
+    /* the same row with bf16 gradients is faster by half of that all-reduce */
+    val_row r2 = tiny_row("none", "after_backward", 0, "bf16", 2, 6);
+    int64_t sim2 = sim_ns(&r2, cat, 2, &j, NULL, NULL);
+    assert_true(fabs((double)(sim - sim2) - ar / 2) <= 8);
+}
+
+static void test_replica_reduction_bounded(void **state)
+{
+    (void)state;
+    const gpu_catalog *cat = &CAT;
+    /* 32 replicas on 4 nodes, overlapped per-layer buckets, replayed with all
+     * 32 and with 16 (2 nodes, NIC rate and latency rescaled) */
+    static const char *const shard[] = {"none", "none", "fsdp"};
+    static const char *const sync[] = {"after_backward", "overlap", "overlap"};
+    for (int k = 0; k < 3; k++) {
+        val_row r = tiny_row(shard[k], sync[k], 1, "bf16", 32, 64);
+        job j;
+        double opt_full;
+        int64_t full = sim_ns(&r, cat, 32, &j, NULL, &opt_full);
+        int64_t red = sim_ns(&r, cat, 16, &j, NULL, NULL);
+        /* one all-reduce after the backward: the same time up to ns
+         * rounding of the ring steps. Overlapped buckets share the links
+         * with each other in fewer, longer steps, and under sharding each
+         * replica's optimizer step updates 1/16 instead of 1/32 of the
+         * state (cost_optimizer_ns is linear): bounded at 0.5 % of the
+         * iteration beyond that share */
+        double bound = k == 2 ? opt_full / 16 - opt_full / 32 : 0;
+        printf("  %s %s: 32 replicas %lld ns, 16 replicas %lld ns (%+.3f %%), optimizer share "
+               "%.0f ns\n", shard[k], sync[k], (long long)full, (long long)red,
+               100.0 * (double)(red - full) / (double)full, bound);
+        if (k == 0)
+            assert_true(llabs(red - full) <= 2 * 31 * 2); /* <= 2 ns per ring step */
+        else
+            assert_true(fabs((double)(red - full) - bound) <= 0.005 * (double)full);
+    }
+    /* and the reduction is refused where it would not hold */
+    val_row r = tiny_row("fsdp", "overlap", 1, "bf16", 32, 64);
+    job j;
+    topology t;
+    plan p;
+    gt_err e;
+    val_row bad = r;
+    bad.tp = 2;
+    assert_int_not_equal(val_build(&bad, cat, -1, 16, &t, &j, &p, &e), 0);
+    assert_int_not_equal(val_build(&r, cat, -1, 4, &t, &j, &p, &e), 0); /* < 2 nodes */
+}
+
 int main(void)
 {
     if (tu_chdir_root())
@@ -145,6 +343,9 @@ int main(void)
         cmocka_unit_test(test_one_gpu_closed_form),
         cmocka_unit_test(test_cli_json_and_bad_input),
         cmocka_unit_test(test_shipped_set_replays),
+        cmocka_unit_test(test_fsdp_row_by_hand),
+        cmocka_unit_test(test_accumulation_row_by_hand),
+        cmocka_unit_test(test_replica_reduction_bounded),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, load_catalog, free_catalog);
 }

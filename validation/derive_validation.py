@@ -7,7 +7,8 @@ Input:  validation/measured_runs.csv of the reference-data folder (docs/data-sou
 Output: validation/runs.csv (docs/validation.md): one row per input row, in the project's
         format: the catalog GPU id, the parallel layout (tp, pp, dp, virtual stages,
         microbatch, global batch, schedule, recompute, sequence parallelism, precision,
-        attention kernel), the node shape and NIC rate the topology needs, the measured value
+        attention kernel), the data-parallel options the source's framework ran (dp_shard,
+        grad_sync, grad_bucket_mb, grad_dtype, tp_comm_overlap: dp_options below), the node shape and NIC rate the topology needs, the measured value
         and the measured iteration time it implies (formula per source), the role of the row
         (fit / holdout) and, for rows `geotrain validate` cannot represent, the reason. The
         original public source of each row is kept in `source`.
@@ -33,8 +34,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HEADER = ["id", "source", "gpu", "n_gpus", "node_gpus", "nic_gbps", "model", "layers",
           "hidden", "heads", "kv_heads", "ffn", "vocab", "seq", "gated_mlp", "bias",
           "learned_pos", "micro_batch", "global_batch", "tp", "pp", "dp", "vp", "schedule",
-          "sim_mode", "recompute", "sequence_parallel", "precision", "attention", "metric",
-          "value", "measured_iteration_s", "role", "skip", "assumptions"]
+          "dp_shard", "grad_sync", "grad_bucket_mb", "grad_dtype", "tp_comm_overlap",
+          "recompute", "sequence_parallel", "precision", "attention", "metric", "value", "measured_iteration_s", "role", "skip", "assumptions"]
 
 # Free-text GPU names of the sources -> catalog ids (docs/validation.md).
 GPU_MAP = [("GB300", "gb300"), ("GB200", "gb200"), ("B200", "b200"),
@@ -69,6 +70,51 @@ NAMED_WHY = ("model dims not in the source table: taken from the published confi
 FIT_SOURCES = {"KOR", "NAR", "MEG20", "NEMO2407", "NEMOL"}
 # Sources never to be used (held-out checks of the issue): none of them is in the input.
 UNFUSED_SOURCES = {"KOR", "NAR", "MEG20", "MEG19", "MEG21JAN"}  # Megatron-LM before 2022
+# Sources that ran Megatron-Core / NeMo with the distributed optimizer and overlapped
+# gradient reduce-scatter / parameter all-gather (docs/validation.md, "data-parallel options").
+MCORE_SOURCES = {"MH100", "NEMO2407", "NEMOL", "MB2511"}
+# Megatron-Core's default DDP bucket: max(40M, 1M x dp) parameters (Megatron-LM
+# megatron/training/training.py, get_model: bucket_size for DistributedDataParallelConfig).
+MCORE_BUCKET_PARAMS = 40e6
+# FSDP reduces and gathers one wrapped unit at a time; llm-foundry / Megatron-FSDP wrap each
+# transformer block. A bucket cap below any block's size makes each bucket one block.
+FSDP_BUCKET_MB = 1
+
+
+def dp_options(src, sched_text, prec, dp):
+    """(dp_shard, grad_sync, grad_bucket_mb, grad_dtype, why) of the framework a source ran."""
+    if "FSDP" in sched_text:
+        shard = "zero2" if "SHARD_GRAD_OP" in sched_text else "fsdp"
+        # llm-foundry / Composer FSDP mixed precision: DEFAULT reduces gradients in fp32,
+        # PURE in bf16 (param, reduce and buffer dtypes all bf16).
+        gd = "fp32" if "mp DEFAULT" in sched_text else "bf16"
+        why = ("%s: %s sharding, per-block gradient reduce-scatter overlapped with the backward "
+               "(FSDP backward prefetch), gradients reduced in %s" %
+               (sched_text.split(",")[0], shard, gd))
+        if "mp " not in sched_text:
+            why += " (reduce dtype not stated: bf16 assumed)"
+        return shard, "overlap", FSDP_BUCKET_MB, gd, why
+    if src in MCORE_SOURCES:
+        # Megatron-Core distributed optimizer: reduce-scatter of the gradients + all-gather of
+        # the weights (ZeRO-1 traffic), both overlapped (--overlap-grad-reduce
+        # --overlap-param-gather, the Megatron-Core README runs; NeMo's default optim config).
+        # Gradients reduced in bf16: NeMo-Framework-Launcher's H100 FP8 examples pass
+        # optim.grad_sync_dtype=bf16; MH100 (bf16, Megatron-Core r0.8) reduces in fp32
+        # (Megatron forces fp32 accumulation / all-reduce under bf16).
+        gd = "fp32" if src == "MH100" else "bf16"
+        bucket = max(MCORE_BUCKET_PARAMS, 1e6 * dp) * (4 if gd == "fp32" else 2) / 2**20
+        why = ("distributed optimizer (zero1 traffic) with overlapped gradient sync, buckets "
+               "of %d M params, gradients in %s%s" %
+               (max(MCORE_BUCKET_PARAMS, 1e6 * dp) / 1e6, gd,
+                "" if src == "MH100" else " (assumed from the NeMo launcher FP8 examples)"))
+        return "zero1", "overlap", bucket, gd, why
+    # Megatron-LM before Megatron-Core: its own DDP all-reduces after the backward; under
+    # bf16 the gradients are accumulated and all-reduced in fp32 (Megatron-LM arguments.py),
+    # under fp16 in fp16.
+    gd = "fp32" if prec == "bf16" else ("fp16" if prec == "fp16" else "bf16")
+    return ("none", "after_backward", 0, gd,
+            "Megatron-LM DDP: all-reduce after the backward, gradients in %s" % gd)
+
 
 
 def num(s):
@@ -178,11 +224,12 @@ def derive(rows):
         prec = "fp8" if re.search(r"fp8|FP8", text) else ("fp16" if gid.startswith("v100") or
                                                           "fp16" in row["notes"] else "bf16")
         attention = "unfused" if src in UNFUSED_SOURCES else "fused"
-        fsdp = "FSDP" in row["schedule"]
-        sim_mode = "replica" if fsdp else "full"
-        if fsdp:
-            why.append("FSDP run: one data-parallel replica simulated (its sharded traffic is "
-                       "assumed hidden behind compute; ZeRO/FSDP modelling is separate work)")
+        shard, gsync, bucket, gdtype, dwhy = dp_options(src, row["schedule"], prec, dp)
+        why.append(dwhy)
+        # Megatron-Core's TP communication overlap, where the source names the flag
+        tpov = 1 if "--tp-comm-overlap" in row["schedule"] and sp else 0
+        if tpov:
+            why.append("--tp-comm-overlap: TP all-gathers / reduce-scatters under their GEMMs")
         if "CP=" in row["schedule"]:
             skip = "context parallelism (CP=2) not modelled"
         elif "DiLoCo" in row["schedule"]:
@@ -222,7 +269,8 @@ def derive(rows):
                     *(fmt(dims[k]) for k in ("ffn", "vocab", "seq")),
                     "1" if gated else "0", "0" if gated or src == "LLMF" else "1",
                     "1" if src in UNFUSED_SOURCES else "0",
-                    fmt(mb), fmt(gb), str(tp), str(pp), str(dp), str(vp), sched, sim_mode,
+                    fmt(mb), fmt(gb), str(tp), str(pp), str(dp), str(vp), sched, shard, gsync,
+                    fmt(bucket), gdtype, str(tpov),
                     recompute, str(sp), prec, attention, row["metric"], row["value"],
                     fmt(meas), "fit" if src in FIT_SOURCES else "holdout", skip,
                     "; ".join(why)])
