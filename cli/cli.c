@@ -1,5 +1,6 @@
 /* cli.c — shared command-line handling (see cli.h). */
 #include "cli/cli.h"
+#include "sim/plan.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -244,6 +245,23 @@ int cli_model_resolve(const char *arg, model_spec *m, gt_err *e)
     free(ptr);
     free(names);
     return -1;
+}
+
+int cli_load_world_plan(cli_common *c, const char *plan_path, job *j, topology *t, plan *p,
+                        gt_err *e)
+{
+    if (cli_load_job(c, j, e))
+        return -1;
+    if (cli_load_topology(c, t, e)) {
+        cli_free(c);
+        return -1;
+    }
+    if (plan_load(p, plan_path, t, e)) {
+        topo_free(t);
+        cli_free(c);
+        return -1;
+    }
+    return 0;
 }
 
 int cli_load_job(cli_common *c, job *j, gt_err *e)

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include "sim/error.h"
 #include "sim/job.h"
+#include "sim/plan.h"
 #include "sim/topology.h"
 #include "sim/trace.h"
 
@@ -51,6 +52,11 @@ int cli_model_resolve(const char *arg, model_spec *m, gt_err *e);
 /* Load the topology (if -t was given) and the job (if -m was given). */
 int cli_load_topology(const cli_common *c, topology *t, gt_err *e);
 int cli_load_job(cli_common *c, job *j, gt_err *e);
+/* The job, the topology and PLAN, for the commands that check or replay a
+ * plan file. On failure nothing is left loaded; on success the caller frees
+ * the plan, the topology and (cli_free) the job's profile. */
+int cli_load_world_plan(cli_common *c, const char *plan_path, job *j, topology *t,
+                        plan *p, gt_err *e);
 /* The planners plan one pipeline flush per optimizer step: fails (with the
  * reason) when the job asks for gradient accumulation. */
 int cli_job_plannable(const job *j, gt_err *e);

@@ -122,7 +122,7 @@ int cmd_freq(int argc, char **argv)
         } else if (!strcmp(argv[i], "--front")) {
             front = 1;
         } else if (argv[i][0] == '-') {
-            return cli_usage_error(c.cmd, "unknown option '%s'", argv[i]);
+            return cli_unknown(c.cmd, argv[i], HELP);
         } else if (plan_path) {
             return cli_usage_error(c.cmd, "unexpected argument '%s'", argv[i]);
         } else {
@@ -137,16 +137,12 @@ int cmd_freq(int argc, char **argv)
     job j;
     plan p;
     gt_err e;
-    if (cli_load_job(&c, &j, &e) || cli_load_topology(&c, &t, &e))
+    if (cli_load_world_plan(&c, plan_path, &j, &t, &p, &e))
         return cli_input_error(&e);
     int rc = EXIT_OK;
-    if (plan_load(&p, plan_path, &t, &e)) {
+    if (front ? run_front(&t, &j, &p, csv, &e) : run_assign(&t, &j, &p, slowdown, out, &e))
         rc = cli_input_error(&e);
-    } else {
-        if (front ? run_front(&t, &j, &p, csv, &e) : run_assign(&t, &j, &p, slowdown, out, &e))
-            rc = cli_input_error(&e);
-        plan_free(&p);
-    }
+    plan_free(&p);
     topo_free(&t);
     cli_free(&c);
     return rc;

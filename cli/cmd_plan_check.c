@@ -43,28 +43,25 @@ int cmd_plan_check(int argc, char **argv)
     job j;
     plan p;
     gt_err e;
-    if (cli_load_job(&c, &j, &e) || cli_load_topology(&c, &t, &e))
+    if (cli_load_world_plan(&c, plan_path, &j, &t, &p, &e))
         return cli_input_error(&e);
     int rc = EXIT_OK;
-    if (plan_load(&p, plan_path, &t, &e)) {
-        rc = cli_input_error(&e);
+    if (plan_check(&p, &t, &j, &e)) {
+        fprintf(stderr, "error: %s: %s\n", plan_path, e.msg);
+        rc = EXIT_INPUT;
     } else {
-        if (plan_check(&p, &t, &j, &e)) {
-            fprintf(stderr, "error: %s: %s\n", plan_path, e.msg);
-            rc = EXIT_INPUT;
-        } else {
-            double peak = 0;
-            for (int g = 0; g < t.ngpus; g++) {
-                double m = plan_gpu_memory(&p, &j, g);
-                peak = m > peak ? m : peak;
-            }
-            printf("%s: ok (%d pipelines, %d GPUs of %d, schedule %s, sync %s, microbatch "
-                   "size %d, peak memory %.2f GiB)\n", plan_path, p.npipes, plan_gpus_used(&p),
-                   t.ngpus, sched_name(p.schedule), sync_name(p.sync), p.microbatch_size,
-                   peak / GIB);
+        double peak = 0;
+        for (int g = 0; g < t.ngpus; g++) {
+            double m = plan_gpu_memory(&p, &j, g);
+            peak = m > peak ? m : peak;
         }
-        plan_free(&p);
+        printf("%s: ok (%d pipelines, %d GPUs of %d, schedule %s, sync %s, microbatch "
+               "size %d, peak memory %.2f GiB)\n", plan_path, p.npipes, plan_gpus_used(&p),
+               t.ngpus, sched_name(p.schedule), sync_name(p.sync), p.microbatch_size,
+               peak / GIB);
     }
+    plan_free(&p);
     topo_free(&t);
+    cli_free(&c);
     return rc;
 }

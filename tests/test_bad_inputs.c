@@ -111,7 +111,9 @@ static const expect PLAN[] = {
      "the plan has 400000000 ops (2 x stages x microbatches), over the cap of 4000000"},
     {"layer-beyond-model.json", -1, NULL, NULL, "layer 8 does not exist (the model has 8 layers"},
     {"malformed.json", 4, NULL, NULL, "'}' expected"},
-    /* 16 B/param + 16 x 8 layers of activations + the fp32 logits (memory.c) + 1.5 GiB */
+    /* by hand: 16 B x 1.674e8 params (8 layers, embedding and untied head) = 2.49 GiB
+     * + GPipe's 16 microbatches x 8 layers x sbh(34 + 5as/h) = 16 x 8 x 2^20 x 114 B
+     * = 14.25 GiB + fp32 logits 4sbV = 0.12 GiB + 1.5 GiB runtime = 18.37 GiB */
     {"memory-overflow.json", -1, NULL, NULL, "GPU edge/0/0 (t4) needs 18.37 GiB for layers [0, 7] "
                                              "but has 16.00 GiB"},
     {"microbatches-do-not-add-up.json", -1, NULL, NULL,
