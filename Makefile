@@ -37,7 +37,7 @@ ifeq ($(MPI),1)
   BUILD := $(BUILD)-mpi
 endif
 
-LIB_SRC  := $(sort $(wildcard sim/*.c planner/*.c planner/baselines/*.c topologies/*.c \
+LIB_SRC  := $(sort $(wildcard sim/*/*.c planner/*.c planner/baselines/*.c topologies/*.c \
 	                      traces/*.c experiments/*.c study/*.c))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
 LIB      := $(BUILD)/libgeotrain.a

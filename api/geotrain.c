@@ -1,6 +1,6 @@
 /* geotrain.c — the public C API (api/geotrain.h) over the internal library:
- * it loads the job as the command line does (sim/cli.c), replays with the
- * simulator (sim/simulate.h) and plans with the registry (planner/). Results
+ * it loads the job as the command line does (cli/cli.c), replays with the
+ * simulator (sim/engine/simulate.h) and plans with the registry (planner/). Results
  * carry their JSON text (printed as `geotrain simulate --json` prints it) so
  * that bindings (python/geotrain.py) need one call. */
 #include "geotrain.h"
@@ -15,8 +15,8 @@
 #include "planner/planner_run.h"
 #include "cli/cli.h"
 #include "cli/version.h"
-#include "sim/report.h"
-#include "sim/simulate.h"
+#include "sim/outputs/report.h"
+#include "sim/engine/simulate.h"
 
 struct geotrain_result {
     int status;

@@ -1,6 +1,6 @@
 /* cli.c — shared command-line handling (see cli.h). */
 #include "cli/cli.h"
-#include "sim/plan.h"
+#include "sim/inputs/plan.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 #include "cli/suggest.h"
-#include "sim/grammar.h"
+#include "sim/base/grammar.h"
 
 const char CLI_JOB_HELP[] =
     "Job (docs/models.md, Job):\n"
@@ -71,7 +71,7 @@ int cli_value(const char *cmd, int argc, char **argv, int *i, const char **out)
 }
 
 /* Numbers on the command line follow the input files' grammar
- * (sim/grammar.h): no hex, sign '+', spaces, inf/nan or overflow, so that
+ * (sim/base/grammar.h): no hex, sign '+', spaces, inf/nan or overflow, so that
  * `--batch 0x10` or `--batch ' 5'` is refused, not read as 16 or 5. */
 int cli_long(const char *cmd, const char *opt, const char *s, long lo, long hi, long *out)
 {
@@ -166,7 +166,7 @@ int cli_take_common(cli_common *c, int argc, char **argv, int *i)
     return cli_parse_kernel_opt(c, argc, argv, i);
 }
 
-/* The kernel model's job options (sim/kernels.h). */
+/* The kernel model's job options (sim/models/kernels.h). */
 static int cli_parse_kernel_opt(cli_common *c, int argc, char **argv, int *i)
 {
     const char *a = argv[*i], *v;

@@ -5,11 +5,11 @@
 #define GT_CLI_H
 
 #include <stdbool.h>
-#include "sim/error.h"
-#include "sim/job.h"
-#include "sim/plan.h"
-#include "sim/topology.h"
-#include "sim/trace.h"
+#include "sim/base/error.h"
+#include "sim/inputs/job.h"
+#include "sim/inputs/plan.h"
+#include "sim/inputs/topology.h"
+#include "sim/inputs/trace.h"
 
 enum { EXIT_OK = 0, EXIT_INPUT = 1, EXIT_USAGE = 2 };
 

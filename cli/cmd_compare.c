@@ -35,12 +35,12 @@
 #include "planner/objective.h"
 #include "planner/planner.h"
 #include "planner/planner_run.h"
-#include "sim/atomic_file.h"
+#include "sim/base/atomic_file.h"
 #include "cli/cli.h"
 #include "cli/progress.h"
 #include "cli/signals.h"
 #include "cli/version.h"
-#include "sim/simulator.h"
+#include "sim/engine/simulator.h"
 
 #define SMALL_FOR_EXACT 10  /* `all` runs exact only up to this many GPUs */
 

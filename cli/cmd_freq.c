@@ -5,7 +5,7 @@
 
 #include "cli/commands.h"
 #include "planner/freq_assign.h"
-#include "sim/atomic_file.h"
+#include "sim/base/atomic_file.h"
 #include "cli/cli.h"
 
 static const char HELP[] =

@@ -7,10 +7,10 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/version.h"
-#include "sim/cost.h"
-#include "sim/jsonio.h"
-#include "sim/dp_sync.h"
-#include "sim/memory.h"
+#include "sim/models/cost.h"
+#include "sim/base/jsonio.h"
+#include "sim/models/dp_sync.h"
+#include "sim/models/memory.h"
 
 #define GIB 1073741824.0
 

@@ -20,13 +20,13 @@
 #include "planner/pareto.h"
 #include "planner/planner.h"
 #include "planner/freq_finish.h"
-#include "sim/atomic_file.h"
+#include "sim/base/atomic_file.h"
 #include "cli/cli.h"
 #include "cli/signals.h"
 #include "cli/version.h"
-#include "sim/estimator.h"
-#include "sim/jsonio.h"
-#include "sim/simulator.h"
+#include "sim/estimator/estimator.h"
+#include "sim/base/jsonio.h"
+#include "sim/engine/simulator.h"
 
 static const char HELP[] =
     "usage: geotrain plan -t TOPO -m MODEL [JOB] [--planner NAME] [--objective OBJ]\n"

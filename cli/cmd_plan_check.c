@@ -4,7 +4,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
-#include "sim/plan.h"
+#include "sim/inputs/plan.h"
 
 #define GIB 1073741824.0
 

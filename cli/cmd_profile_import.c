@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "traces/kineto.h"
-#include "sim/atomic_file.h"
+#include "sim/base/atomic_file.h"
 #include "cli/cli.h"
 
 static const char HELP[] =

@@ -4,15 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/atomic_file.h"
+#include "sim/base/atomic_file.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/version.h"
-#include "sim/jsonio.h"
-#include "sim/prefill.h"
-#include "sim/report.h"
-#include "sim/simulate.h"
-#include "sim/timeline.h"
+#include "sim/base/jsonio.h"
+#include "sim/engine/prefill.h"
+#include "sim/outputs/report.h"
+#include "sim/engine/simulate.h"
+#include "sim/outputs/timeline.h"
 #include "cli/plan_opts.h"
 
 static const char HELP[] =

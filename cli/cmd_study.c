@@ -14,7 +14,7 @@
 #include "cli/topogen_options.h"
 #include "planner/objective.h"
 #include "planner/planner_run.h"
-#include "sim/simulator.h"
+#include "sim/engine/simulator.h"
 #include "study/study.h"
 
 static const char HELP[] =

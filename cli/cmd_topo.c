@@ -4,7 +4,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
-#include "sim/topology.h"
+#include "sim/inputs/topology.h"
 
 static const char SHOW_HELP[] =
     "usage: geotrain topo show FILE\n\n"

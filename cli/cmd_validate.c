@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/atomic_file.h"
+#include "sim/base/atomic_file.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
-#include "sim/datadir.h"
-#include "sim/validate.h"
-#include "sim/validate_report.h"
+#include "sim/base/datadir.h"
+#include "sim/validation/validate.h"
+#include "sim/validation/validate_report.h"
 
 static const char HELP[] =
     "usage: geotrain validate [--runs FILE] [--json FILE|-] [--csv FILE] [--fit]\n"

@@ -10,9 +10,9 @@
 
 #include "cli/cli.h"
 #include "cli/version.h"
-#include "sim/atomic_file.h"
-#include "sim/csv.h"
-#include "sim/jsonio.h"
+#include "sim/base/atomic_file.h"
+#include "sim/base/csv.h"
+#include "sim/base/jsonio.h"
 
 
 static void shape_text(const planner_run *r, char *buf, size_t cap)

@@ -9,8 +9,8 @@
 #include "planner/objective.h"
 #include "planner/planner.h"
 #include "planner/planner_run.h"
-#include "sim/job.h"
-#include "sim/topology.h"
+#include "sim/inputs/job.h"
+#include "sim/inputs/topology.h"
 
 typedef struct run_rec {
     bool ok;                   /* planned and replayed */

@@ -5,7 +5,7 @@
 #ifndef GT_PLAN_OPTS_H
 #define GT_PLAN_OPTS_H
 
-#include "sim/plan.h"
+#include "sim/inputs/plan.h"
 
 typedef struct plan_opts {
     int dp_shard;        /* -1 = keep the plan's */

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "sim/atomic_file.h"
+#include "sim/base/atomic_file.h"
 
 static volatile int g_stop;
 

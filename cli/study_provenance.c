@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 
 #include "cli/version.h"
-#include "sim/datadir.h"
-#include "sim/jsonio.h"
+#include "sim/base/datadir.h"
+#include "sim/base/jsonio.h"
 
 /* The catalogs and tables every study reads, by the name datadir finds. */
 static const char *const TABLES[] = {"regions.csv", "wan_measured.csv", "models.csv",

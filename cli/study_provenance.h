@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "sim/error.h"
+#include "sim/base/error.h"
 #include "study/study.h"
 
 /* "CSV.provenance.json" */

@@ -11,12 +11,12 @@
 #include "enc_pipe.h"
 #include "partition_dp.h"
 #include "tp_view.h"
-#include "sim/cost.h"
-#include "sim/dp_sync.h"
-#include "sim/res_table.h"
-#include "sim/timecap.h"
-#include "sim/estimator.h"
-#include "sim/simulator.h"
+#include "sim/models/cost.h"
+#include "sim/models/dp_sync.h"
+#include "sim/base/res_table.h"
+#include "sim/base/timecap.h"
+#include "sim/estimator/estimator.h"
+#include "sim/engine/simulator.h"
 
 /* --- finalists ------------------------------------------------------------------ */
 
@@ -260,7 +260,7 @@ static int pipe_flows(traffic *tr, const genome *g, int p, double act, bool fwd,
 }
 
 /* GPipe runs every forward of a stage before its first backward
- * (sim/workload.c), so each pipeline's activation transfers all end before
+ * (sim/models/workload.c), so each pipeline's activation transfers all end before
  * its first gradient transfer starts: the iteration lasts at least the
  * forward phase's busiest resource plus the backward phase's, where the
  * whole-iteration floor sees only the busier of the two (the two directions
@@ -419,7 +419,7 @@ static int64_t pipe_bound(const enc_problem *pr, const genome *g, int p, stage_t
     int64_t m = g->mb[p], best = 0, arrive = 0, back = 0, rt = 0;
     for (int k = 0; k < S; k++)
         stage_exact(pr, g, p, k, &st[k]);
-    for (int k = 0; k < S; k++) { /* saturating at the time cap (sim/timecap.h) */
+    for (int k = 0; k < S; k++) { /* saturating at the time cap (sim/base/timecap.h) */
         int64_t work = t_mul(m, t_add(st[k].f, st[k].b));
         busy[k] = t_add(work, st[k].opt);
         int64_t end_k = t_add(arrive, work);

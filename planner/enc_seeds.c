@@ -10,9 +10,9 @@
 #include "enc_pipe.h"
 #include "partition_dp.h"
 #include "tp_view.h"
-#include "sim/cost.h"
-#include "sim/estimator.h"
-#include "sim/simulator.h"
+#include "sim/models/cost.h"
+#include "sim/estimator/estimator.h"
+#include "sim/engine/simulator.h"
 
 /* --- seeds ------------------------------------------------------------------- */
 

@@ -38,9 +38,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "objective.h"
-#include "sim/job.h"
-#include "sim/plan.h"
-#include "sim/topology.h"
+#include "sim/inputs/job.h"
+#include "sim/inputs/plan.h"
+#include "sim/inputs/topology.h"
 
 #define ENC_MAX_B 6
 #define ENC_NSCHED 2   /* gpipe, 1f1b (interleaved is not searched) */
@@ -146,7 +146,7 @@ int enc_to_plan(const enc_problem *pr, const genome *g, const char *planner,
  * (estimate_plan), with the iteration time raised to the largest bytes /
  * bandwidth over the shared resources (WAN links other than per-pair ones,
  * node NICs, GPU links) of all activation, gradient and sync traffic (the
- * flows of sim/collective.h's algorithms). No sharing policy lets an
+ * flows of sim/models/collective.h's algorithms). No sharing policy lets an
  * iteration end before its busiest resource has carried its bytes, so this
  * is a lower bound of the simulator that the contention-free estimator
  * misses (it sees every transfer alone); energy, carbon and cost grow by the
@@ -181,7 +181,7 @@ double enc_replay_work(const plan *p);
  * ascending) are replayed with simulate_plan (default options) in that
  * order, keeping the best simulated objective `sobj`, until a candidate's
  * estimate is no better than the best simulated value so far: the estimator
- * being a lower bound of the simulator (sim/estimator.h), no later candidate
+ * being a lower bound of the simulator (sim/estimator/estimator.h), no later candidate
  * can win. Ties go to the earlier candidate. Within the limits: at most
  * lim->max replays, none after the first once the deadline passed or *stop
  * is set (an interrupted run still gets a plan).

@@ -9,8 +9,8 @@
 #include <time.h>
 
 #include "exact_space.h"
-#include "sim/cost.h"
-#include "sim/estimator.h"
+#include "sim/models/cost.h"
+#include "sim/estimator/estimator.h"
 #include "tp_view.h"
 
 static double now_s(void)

@@ -10,9 +10,9 @@
 #include <time.h>
 
 #include "exact_space.h"
-#include "sim/cost.h"
-#include "sim/estimator.h"
-#include "sim/timecap.h"
+#include "sim/models/cost.h"
+#include "sim/estimator/estimator.h"
+#include "sim/base/timecap.h"
 #include "tp_view.h"
 
 static double now_s(void)

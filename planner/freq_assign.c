@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/cost.h"
-#include "sim/freq.h"
+#include "sim/models/cost.h"
+#include "sim/inputs/freq.h"
 
 typedef struct fa_ctx {
     const topology *t;

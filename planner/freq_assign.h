@@ -11,8 +11,8 @@
 #ifndef GT_FREQ_ASSIGN_H
 #define GT_FREQ_ASSIGN_H
 
-#include "sim/estimator.h"
-#include "sim/plan.h"
+#include "sim/estimator/estimator.h"
+#include "sim/inputs/plan.h"
 
 /* Assign clocks in p (all stages start from f_max). before/after (may be
  * NULL): estimates at maximum clocks and with the assignment. */

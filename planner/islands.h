@@ -36,8 +36,8 @@
 #include <stddef.h>
 #include "encoding.h"
 #include "planner.h"
-#include "sim/error.h"
-#include "sim/plan.h"
+#include "sim/base/error.h"
+#include "sim/inputs/plan.h"
 
 /* --- the process group ------------------------------------------------------- */
 

@@ -2,7 +2,7 @@
  * stage) and LS4 (prune) of the memetic planner (local_search.h). */
 #include "local_search.h"
 
-#include "sim/timecap.h"
+#include "sim/base/timecap.h"
 
 #include <stdlib.h>
 #include <string.h>

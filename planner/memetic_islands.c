@@ -15,8 +15,8 @@
 #include "memetic_search.h"
 #include "seed_plans.h"
 #include "tp_view.h"
-#include "sim/estimator.h"
-#include "sim/simulator.h"
+#include "sim/estimator/estimator.h"
+#include "sim/engine/simulator.h"
 
 /* --- the island model (islands.h) ----------------------------------------------------- */
 

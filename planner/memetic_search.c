@@ -17,8 +17,8 @@
 #include "memetic_search.h"
 #include "seed_plans.h"
 #include "tp_view.h"
-#include "sim/estimator.h"
-#include "sim/simulator.h"
+#include "sim/estimator/estimator.h"
+#include "sim/engine/simulator.h"
 
 
 double ma_now_s(void)

@@ -1,7 +1,7 @@
 /* objective.c — objective parsing and evaluation (objective.h). */
 #include "objective.h"
 
-#include "sim/grammar.h"
+#include "sim/base/grammar.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +16,7 @@ static int parse_param(const char *s, const char *prefix, double lo, double hi, 
 {
     const char *v = s + strlen(prefix);
     double x;
-    /* the one number grammar (sim/grammar.h): weighted:inf or weighted:0x1 is refused */
+    /* the one number grammar (sim/base/grammar.h): weighted:inf or weighted:0x1 is refused */
     if (gram_number(v, &x) || x < lo || x > hi)
         return gt_fail(e, "objective \"%s\": %s needs a finite decimal number in [%g, %g] "
                           "after ':'", s, prefix, lo, hi);

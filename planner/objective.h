@@ -21,9 +21,9 @@
 #define GT_OBJECTIVE_H
 
 #include <stdbool.h>
-#include "sim/error.h"
-#include "sim/estimator.h"
-#include "sim/simulator.h"
+#include "sim/base/error.h"
+#include "sim/estimator/estimator.h"
+#include "sim/engine/simulator.h"
 
 #define OBJ_INFEASIBLE 1e18
 

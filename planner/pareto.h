@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include "encoding.h"
 #include "objective.h"
-#include "sim/plan.h"
+#include "sim/inputs/plan.h"
 
 typedef struct pareto_archive {
     int n, cap, N;

@@ -3,16 +3,16 @@
  *
  * Planners live in planner/ and planner/baselines/, one per file, and are
  * listed in planner/registry.c. They evaluate candidates with the simulator's
- * estimator (sim/estimator.h) and never print unless opts->progress is set. */
+ * estimator (sim/estimator/estimator.h) and never print unless opts->progress is set. */
 #ifndef GT_PLANNER_H
 #define GT_PLANNER_H
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "sim/error.h"
-#include "sim/job.h"
-#include "sim/plan.h"
-#include "sim/topology.h"
+#include "sim/base/error.h"
+#include "sim/inputs/job.h"
+#include "sim/inputs/plan.h"
+#include "sim/inputs/topology.h"
 
 typedef struct planner_opts {
     const char *objective;   /* "time", "energy", "weighted:0.5", ... */

@@ -12,10 +12,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "planner.h"
-#include "sim/job.h"
-#include "sim/plan.h"
-#include "sim/simulator.h"
-#include "sim/topology.h"
+#include "sim/inputs/job.h"
+#include "sim/inputs/plan.h"
+#include "sim/engine/simulator.h"
+#include "sim/inputs/topology.h"
 
 typedef enum {
     PLANNER_RUN_OK,            /* planned and replayed: sim holds the figures */

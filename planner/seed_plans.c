@@ -10,7 +10,7 @@
 
 #include "encoding.h"
 #include "objective.h"
-#include "sim/simulator.h"
+#include "sim/engine/simulator.h"
 
 #define SEED_SHARE 0.25 /* most of a time budget the baseline seeds may take */
 

@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "objective.h"
-#include "sim/cost.h"
-#include "sim/memory.h"
+#include "sim/models/cost.h"
+#include "sim/models/memory.h"
 
 int tp_degrees(const topology *t, const model_spec *m, int *out, int cap)
 {

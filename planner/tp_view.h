@@ -20,9 +20,9 @@
 #include <stdbool.h>
 
 #include "planner.h"
-#include "sim/job.h"
-#include "sim/plan.h"
-#include "sim/topology.h"
+#include "sim/inputs/job.h"
+#include "sim/inputs/plan.h"
+#include "sim/inputs/topology.h"
 
 typedef struct tp_view {
     topology t;              /* the units; shares sites' WAN matrix with real */

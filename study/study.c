@@ -16,8 +16,8 @@
 
 #include "planner/objective.h"
 #include "planner/planner_run.h"
-#include "sim/atomic_file.h"
-#include "sim/simulator.h"
+#include "sim/base/atomic_file.h"
+#include "sim/engine/simulator.h"
 #include "study/study_state.h"
 
 /* The columns (study.h); key columns and the input part are fixed below. */

@@ -41,8 +41,8 @@
 #include <stdint.h>
 #include "planner/islands.h"
 #include "planner/planner.h"
-#include "sim/error.h"
-#include "sim/job.h"
+#include "sim/base/error.h"
+#include "sim/inputs/job.h"
 #include "topologies/gen.h"
 
 typedef struct study_progress {

@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "planner/planner_run.h"
-#include "sim/atomic_file.h"
-#include "sim/csv.h"
-#include "sim/grammar.h"
-#include "sim/infile.h"
+#include "sim/base/atomic_file.h"
+#include "sim/base/csv.h"
+#include "sim/base/grammar.h"
+#include "sim/base/infile.h"
 #include "study/study_state.h"
 
 /* --- CSV text ------------------------------------------------------------------ */
@@ -32,7 +32,7 @@ void sb_add(sbuf *b, const char *fmt, ...)
     b->n = k < 0 ? b->cap : b->n + (size_t)k;
 }
 
-/* A text field, RFC 4180-quoted by sim/csv.c's writer. Line breaks become
+/* A text field, RFC 4180-quoted by sim/base/csv.c's writer. Line breaks become
  * spaces first: the study file is read back one line per row. */
 void sb_field(sbuf *b, const char *s)
 {
@@ -61,7 +61,7 @@ static int parse_key(const study *s, char **f, int nf, run_key *k, gt_err *e)
     const study_spec *sp = s->sp;
     if (nf != NCOLS)
         return gt_fail(e, "%d fields, expected %d", nf, NCOLS);
-    /* numbers as everywhere else (sim/grammar.h): '+1', ' 1', '0x1' are not keys */
+    /* numbers as everywhere else (sim/base/grammar.h): '+1', ' 1', '0x1' are not keys */
     long t, jb;
     if (gram_integer(f[C_TOPO], &t) || t < 0 || t >= sp->ntopos)
         return gt_fail(e, "topology '%s' is not in 0..%d", f[C_TOPO], sp->ntopos - 1);

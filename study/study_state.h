@@ -66,7 +66,7 @@ typedef struct sbuf {
 } sbuf;
 
 void sb_add(sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* A text field (RFC 4180 by sim/csv.c; line breaks become spaces). */
+/* A text field (RFC 4180 by sim/base/csv.c; line breaks become spaces). */
 void sb_field(sbuf *b, const char *s);
 /* A number field (empty unless ok and finite). */
 void sb_num(sbuf *b, bool ok, double v);

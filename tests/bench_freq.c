@@ -24,8 +24,8 @@
 #include "planner/freq_assign.h"
 #include "planner/planner.h"
 #include "planner/planner_run.h"
-#include "sim/model.h"
-#include "sim/simulator.h"
+#include "sim/inputs/model.h"
+#include "sim/engine/simulator.h"
 
 #define MAX_POINTS 8
 

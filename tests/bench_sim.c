@@ -23,11 +23,11 @@
 #include <unistd.h>
 #include <time.h>
 
-#include "sim/cost.h"
-#include "sim/estimator.h"
-#include "sim/eventq.h"
-#include "sim/network.h"
-#include "sim/simulate.h"
+#include "sim/models/cost.h"
+#include "sim/estimator/estimator.h"
+#include "sim/engine/eventq.h"
+#include "sim/engine/network.h"
+#include "sim/engine/simulate.h"
 
 /* Every figure of the issue's table, gathered for the closing summary
  * (negative = not measured in this run). */

@@ -11,7 +11,7 @@
  *   tests/bad/profile/FILE geotrain simulate (the support files) --profile FILE
  *   tests/bad/sim/FILE     geotrain simulate -t FILE (the support model and plan):
  *                          topologies that pass `topo check` but whose times
- *                          would pass the time cap (sim/timecap.h)
+ *                          would pass the time cap (sim/base/timecap.h)
  *
  * CSV errors are "FILE:LINE: ..." or, about one field, "FILE:LINE:COL: column
  * 'name': ..." with COL the field's first character.

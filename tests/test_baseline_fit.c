@@ -17,7 +17,7 @@
 #include <jansson.h>
 
 #include "planner/planner.h"
-#include "sim/plan.h"
+#include "sim/inputs/plan.h"
 
 #define V100_NODE "{\"gpu\":\"v100_sxm2_16gb\",\"count\":1,\"nic_gbps\":25}"
 

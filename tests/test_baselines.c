@@ -18,7 +18,7 @@
 #include "planner/baselines/baselines.h"
 #include "planner/baselines/dtfm.h"
 #include "planner/planner.h"
-#include "sim/plan.h"
+#include "sim/inputs/plan.h"
 
 #define SMALL_GEO FIXTURES "/small-geo.json"
 #define TINY FIXTURES "/tiny-model.json"

@@ -17,7 +17,7 @@
 #include "cli/cli.h"
 #include "cli/suggest.h"
 #include "cli/version.h"
-#include "sim/csv.h"
+#include "sim/base/csv.h"
 #include "testutil.h"
 
 /* Distances counted by hand: one swap, three edits, the empty string. */

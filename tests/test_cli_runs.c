@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "sim/csv.h"
+#include "sim/base/csv.h"
 #include "testutil.h"
 
 #define CASE5 "topologies/yuan2022/case5.json"
@@ -173,7 +173,7 @@ static void test_lists_refused(void **state)
     tu_run_free(&r);
 }
 
-/* Numbers on the command line follow the one grammar (sim/grammar.h): the
+/* Numbers on the command line follow the one grammar (sim/base/grammar.h): the
  * spellings strtol/strtod would take (hex, spaces, inf, overflow) are refused
  * with a message naming the option; the documented range ends are accepted. */
 static void expect_refused(const char *want, const char *const *args)

@@ -9,9 +9,9 @@
 
 #include <math.h>
 
-#include "sim/cost.h"
-#include "sim/memory.h"
-#include "sim/datadir.h"
+#include "sim/models/cost.h"
+#include "sim/models/memory.h"
+#include "sim/base/datadir.h"
 
 static job gpt3_xl(recompute_kind rc)
 {

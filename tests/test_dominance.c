@@ -25,7 +25,7 @@
 #include <math.h>
 
 #include "planner/planner.h"
-#include "sim/simulator.h"
+#include "sim/engine/simulator.h"
 #include "topologies/gen.h"
 
 #define GENS 25

@@ -14,7 +14,7 @@
 #include <math.h>
 
 #include "planner/baselines/dtfm.h"
-#include "sim/topology.h"
+#include "sim/inputs/topology.h"
 
 static double urand(gsl_rng *r, double lo, double hi)
 {

@@ -4,13 +4,13 @@
  * energy identity compute + comm + idle = iteration. */
 #include "testutil.h"
 
-#include "sim/accounting.h"
-#include "sim/collective.h"
-#include "sim/cost.h"
-#include "sim/estimator.h"
-#include "sim/timing.h"
-#include "sim/workload.h"
-#include "sim/trace.h"
+#include "sim/models/accounting.h"
+#include "sim/models/collective.h"
+#include "sim/models/cost.h"
+#include "sim/estimator/estimator.h"
+#include "sim/models/timing.h"
+#include "sim/models/workload.h"
+#include "sim/inputs/trace.h"
 
 /* S identical A100s in one node of a topology whose GPU link is made huge so
  * that transfers are negligible (1 ns each at most). */

@@ -18,9 +18,9 @@
 #include "planner/encoding.h"
 #include "planner/exact.h"
 #include "planner/objective.h"
-#include "sim/cost.h"
-#include "sim/estimator.h"
-#include "sim/simulator.h"
+#include "sim/models/cost.h"
+#include "sim/estimator/estimator.h"
+#include "sim/engine/simulator.h"
 
 static const char *const TYPES[] = {"a100_sxm_80gb", "v100_sxm2_32gb", "t4", "l4", "rtx_4090"};
 

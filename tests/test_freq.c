@@ -1,5 +1,5 @@
 /* test_freq.c — the SM-frequency model, plans with clocks and the frequency
- * planner (sim/freq.c, sim/plan_freq.c, planner/freq_assign.c).
+ * planner (sim/inputs/freq.c, sim/inputs/plan_freq.c, planner/freq_assign.c).
  *
  * Known answers: the measured points of topologies/gpu_freq_points.csv (the
  * fit must meet its stated error on them); a two-stage pipeline whose second
@@ -15,13 +15,13 @@
 
 #include "planner/freq_assign.h"
 #include "planner/planner_run.h"
-#include "sim/accounting.h"
-#include "sim/cost.h"
-#include "sim/csv.h"
-#include "sim/estimator.h"
-#include "sim/freq.h"
-#include "sim/model.h"
-#include "sim/simulate.h"
+#include "sim/models/accounting.h"
+#include "sim/models/cost.h"
+#include "sim/base/csv.h"
+#include "sim/estimator/estimator.h"
+#include "sim/inputs/freq.h"
+#include "sim/inputs/model.h"
+#include "sim/engine/simulate.h"
 
 static const char *TOPO =
     "{\"name\": \"f\", \"sites\": [{\"id\": \"a\", \"nodes\": [{\"gpu\": \"a100_sxm_80gb\", "
@@ -447,7 +447,7 @@ static int cap_time_ratio(const gpu_type *g, double p0, double cap, double *t)
 }
 
 /* The power-limit cross-check (derive_powercap_check.py, not fitted on these
- * points): the script's model column is what sim/freq.c computes (two
+ * points): the script's model column is what sim/inputs/freq.c computes (two
  * implementations agree), and on mild limits (>= 0.75 x the draw at the
  * maximum limit) the time error stays within what docs/energy-model.md
  * states (rms <= 5 %, per GPU and set). Deep limits are printed only: there

@@ -1,11 +1,11 @@
 /* test_grammar.c — the one id and number grammar of the input files
- * (sim/grammar.h; issue 16, item 5), against hand-written answers. */
+ * (sim/base/grammar.h; issue 16, item 5), against hand-written answers. */
 #include "testutil.h"
 
-#include "sim/grammar.h"
-#include "sim/topology.h"
+#include "sim/base/grammar.h"
+#include "sim/inputs/topology.h"
 
-/* The one grammar (sim/grammar.h), case by case against hand-written answers. */
+/* The one grammar (sim/base/grammar.h), case by case against hand-written answers. */
 static void test_grammar(void **state)
 {
     (void)state;

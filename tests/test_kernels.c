@@ -1,17 +1,17 @@
-/* test_kernels.c — the per-layer kernel model (sim/kernels.c) against its
+/* test_kernels.c — the per-layer kernel model (sim/models/kernels.c) against its
  * limits and closed forms: a large square GEMM tends to peak x gemm_eff; a
  * skinny GEMM takes its bytes over memory bandwidth; time grows with every
  * dimension; on an idealised GPU (one SM, no saturation, infinite memory
  * bandwidth, free launches) a layer's GEMM time is exactly the FLOPs of
- * sim/cost.c over peak x efficiency, split t ways by tensor parallelism;
+ * sim/models/cost.c over peak x efficiency, split t ways by tensor parallelism;
  * the TP collectives follow the ring closed form; precisions pick their
  * peaks; a type without kernel data uses the documented fallback. */
 #include "testutil.h"
 
 #include <math.h>
 
-#include "sim/cost.h"
-#include "sim/kernels.h"
+#include "sim/models/cost.h"
+#include "sim/models/kernels.h"
 
 static gpu_type h100(void)
 {

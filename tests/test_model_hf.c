@@ -1,13 +1,13 @@
-/* test_model_hf.c — Hugging Face config.json import (sim/model_hf.c).
+/* test_model_hf.c — Hugging Face config.json import (sim/inputs/model_hf.c).
  *
  * Oracles: the catalog rows of topologies/models.csv for the same models
  * (independently transcribed from the papers/model cards), and parameter
  * counts worked by hand for the two families the catalog lacks. */
 #include "testutil.h"
 
-#include "sim/cost.h"
-#include "sim/datadir.h"
-#include "sim/model.h"
+#include "sim/models/cost.h"
+#include "sim/base/datadir.h"
+#include "sim/inputs/model.h"
 
 #define HF "tests/fixtures/hf/"
 

@@ -8,9 +8,9 @@
  * while flows of different pairs do not slow each other. */
 #include "testutil.h"
 
-#include "sim/cost.h"
-#include "sim/eventq.h"
-#include "sim/network.h"
+#include "sim/models/cost.h"
+#include "sim/engine/eventq.h"
+#include "sim/engine/network.h"
 
 #define GBPS 125000000.0
 enum { EV_DONE = 3 };

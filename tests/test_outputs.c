@@ -1,4 +1,4 @@
-/* test_outputs.c — the output-writing rules of sim/atomic_file.h: a failed or
+/* test_outputs.c — the output-writing rules of sim/base/atomic_file.h: a failed or
  * interrupted write leaves the previous output intact with no temporary file;
  * symlinks are written through, devices and FIFOs directly; directories,
  * read-only files and dangling links are refused; /dev/full gives ENOSPC; the
@@ -8,7 +8,7 @@
 #include <signal.h>
 #include <sys/stat.h>
 
-#include "sim/atomic_file.h"
+#include "sim/base/atomic_file.h"
 
 /* --- atomic output -------------------------------------------------------- */
 
@@ -112,7 +112,7 @@ static void test_atomic_write_interrupted_keeps_previous_file(void **state)
     tu_rmtree(dir);
 }
 
-/* --- the output-writing rules (sim/atomic_file.h) ---------------------------- */
+/* --- the output-writing rules (sim/base/atomic_file.h) ---------------------------- */
 
 /* A symlink is written through: the file it points to gets the new content
  * (keeping its mode), the link stays a link; a dangling link is refused. */

@@ -21,8 +21,8 @@
 #include "planner/local_search.h"
 #include "planner/planner.h"
 #include "planner/partition_dp.h"
-#include "sim/cost.h"
-#include "sim/memory.h"
+#include "sim/models/cost.h"
+#include "sim/models/memory.h"
 
 #define MAXL 12
 

@@ -9,9 +9,9 @@
 #include <jansson.h>
 #include <unistd.h>
 
-#include "sim/cost.h"
-#include "sim/report.h"
-#include "sim/simulate.h"
+#include "sim/models/cost.h"
+#include "sim/outputs/report.h"
+#include "sim/engine/simulate.h"
 
 #define GBPS 125000000.0
 

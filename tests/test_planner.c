@@ -18,15 +18,15 @@
 #include <time.h>
 
 #include "planner/exact.h"
-#include "sim/memory.h"
+#include "sim/models/memory.h"
 #include "planner/islands.h"
 #include "planner/memetic.h"
 #include "planner/objective.h"
 #include "planner/planner.h"
 #include "planner/tp_view.h"
 #include "planner/baselines/baselines.h"
-#include "sim/cost.h"
-#include "sim/jsonio.h"
+#include "sim/models/cost.h"
+#include "sim/base/jsonio.h"
 #include <signal.h>
 #include <jansson.h>
 

@@ -6,7 +6,7 @@
  * reader --profile uses. */
 #include "testutil.h"
 
-#include "sim/trace.h"
+#include "sim/inputs/trace.h"
 #include "traces/kineto.h"
 
 /* kineto-small.json by hand (us). Kernels are attributed to the layer event

@@ -10,12 +10,12 @@
 #include <limits.h>
 #include <math.h>
 
-#include "sim/cost.h"
-#include "sim/memory.h"
-#include "sim/jsonio.h"
-#include "sim/model.h"
-#include "sim/plan.h"
-#include "sim/topology.h"
+#include "sim/models/cost.h"
+#include "sim/models/memory.h"
+#include "sim/base/jsonio.h"
+#include "sim/inputs/model.h"
+#include "sim/inputs/plan.h"
+#include "sim/inputs/topology.h"
 
 static gpu_catalog CAT;
 

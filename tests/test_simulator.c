@@ -14,13 +14,13 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "sim/cost.h"
-#include "sim/eventq.h"
-#include "sim/network.h"
-#include "sim/prefill.h"
-#include "sim/report.h"
-#include "sim/simulate.h"
-#include "sim/timeline.h"
+#include "sim/models/cost.h"
+#include "sim/engine/eventq.h"
+#include "sim/engine/network.h"
+#include "sim/engine/prefill.h"
+#include "sim/outputs/report.h"
+#include "sim/engine/simulate.h"
+#include "sim/outputs/timeline.h"
 
 typedef struct world {
     topology t;

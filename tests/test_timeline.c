@@ -13,12 +13,12 @@
 
 #include <jansson.h>
 
-#include "sim/accounting.h"
-#include "sim/job.h"
-#include "sim/model.h"
-#include "sim/plan.h"
-#include "sim/simulate.h"
-#include "sim/timeline.h"
+#include "sim/models/accounting.h"
+#include "sim/inputs/job.h"
+#include "sim/inputs/model.h"
+#include "sim/inputs/plan.h"
+#include "sim/engine/simulate.h"
+#include "sim/outputs/timeline.h"
 
 /* Two sites of two 2-GPU nodes; each pipeline crosses NVLink, LAN and WAN. */
 static const char TOPO[] =

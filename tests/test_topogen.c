@@ -7,8 +7,8 @@
 #include <math.h>
 #include <unistd.h>
 
-#include "sim/csv.h"
-#include "sim/topology.h"
+#include "sim/base/csv.h"
+#include "sim/inputs/topology.h"
 #include "topologies/gen.h"
 
 #define GBPS 125000000.0

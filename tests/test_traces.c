@@ -1,4 +1,4 @@
-/* test_traces.c — the trace readers of sim/trace.h: every shipped trace under
+/* test_traces.c — the trace readers of sim/inputs/trace.h: every shipped trace under
  * traces/ loads; broken files (a gap, time going back, a negative bandwidth,
  * a non-numeric field, no source, ...) are refused with file:line and the
  * column in the message; the example profile equals the cost formula. */
@@ -8,9 +8,9 @@
 #include <math.h>
 #include <unistd.h>
 
-#include "sim/cost.h"
-#include "sim/model.h"
-#include "sim/trace.h"
+#include "sim/models/cost.h"
+#include "sim/inputs/model.h"
+#include "sim/inputs/trace.h"
 
 #define GBPS 125000000.0
 

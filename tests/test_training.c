@@ -18,11 +18,11 @@
 #include <jansson.h>
 #include <math.h>
 
-#include "sim/collective.h"
-#include "sim/cost.h"
-#include "sim/dp_sync.h"
-#include "sim/memory.h"
-#include "sim/simulate.h"
+#include "sim/models/collective.h"
+#include "sim/models/cost.h"
+#include "sim/models/dp_sync.h"
+#include "sim/models/memory.h"
+#include "sim/engine/simulate.h"
 
 #define TINY FIXTURES "/tiny-model.json"
 

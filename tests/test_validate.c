@@ -15,13 +15,13 @@
 #include <jansson.h>
 #include <math.h>
 
-#include "sim/cost.h"
-#include "sim/dp_sync.h"
-#include "sim/plan.h"
-#include "sim/simulator.h"
-#include "sim/topology.h"
-#include "sim/validate.h"
-#include "sim/validate_report.h"
+#include "sim/models/cost.h"
+#include "sim/models/dp_sync.h"
+#include "sim/inputs/plan.h"
+#include "sim/engine/simulator.h"
+#include "sim/inputs/topology.h"
+#include "sim/validation/validate.h"
+#include "sim/validation/validate_report.h"
 
 static const char HEAD[] =
     "id,source,gpu,n_gpus,node_gpus,nic_gbps,model,layers,hidden,heads,kv_heads,ffn,vocab,"

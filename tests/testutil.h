@@ -88,7 +88,7 @@ static inline int tu_exists(const char *path)
 static inline int tu_chdir_root(void)
 {
     for (int up = 0; up < 8; up++) {
-        if (tu_exists("sim/topology.h") && tu_exists("Makefile"))
+        if (tu_exists("sim/inputs/topology.h") && tu_exists("Makefile"))
             return 0;
         if (chdir("..") != 0)
             return -1;

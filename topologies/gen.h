@@ -24,9 +24,9 @@
 #ifndef GT_TOPOGEN_H
 #define GT_TOPOGEN_H
 
-#include "sim/catalog.h"
-#include "sim/error.h"
-#include "sim/topology.h"
+#include "sim/inputs/catalog.h"
+#include "sim/base/error.h"
+#include "sim/inputs/topology.h"
 
 #define TOPOGEN_MAX_PROVIDERS 8
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/grammar.h"
+#include "sim/base/grammar.h"
 
 /* ======================================================================== */
 /* options                                                                   */
@@ -56,7 +56,7 @@ const char *topogen_gpu_alias(const char *name)
     return name;
 }
 
-/* A whole string as a finite number (the one grammar, sim/grammar.h). */
+/* A whole string as a finite number (the one grammar, sim/base/grammar.h). */
 static int parse_num(const char *s, double *out)
 {
     return gram_number(s, out);

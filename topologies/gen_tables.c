@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/csv.h"
-#include "sim/datadir.h"
+#include "sim/base/csv.h"
+#include "sim/base/datadir.h"
 
 /* ======================================================================== */
 /* tables                                                                    */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/jsonio.h"
+#include "sim/base/jsonio.h"
 
 #define MAX_BLOCK 100000
 

@@ -21,8 +21,8 @@
 #define GT_KINETO_H
 
 #include <stdbool.h>
-#include "sim/error.h"
-#include "sim/trace.h"
+#include "sim/base/error.h"
+#include "sim/inputs/trace.h"
 
 typedef struct kineto_times {
     double fwd_us[3], bwd_us[3];   /* per layer_kind, one layer, one microbatch; 0 = absent */

@@ -8,9 +8,9 @@
 #include <time.h>
 
 #include "planner/objective.h"
-#include "sim/estimator.h"
-#include "sim/memory.h"
-#include "sim/simulator.h"
+#include "sim/estimator/estimator.h"
+#include "sim/models/memory.h"
+#include "sim/engine/simulator.h"
 
 /* --- layers and microbatches --------------------------------------------- */
 

@@ -13,8 +13,8 @@
 
 #include <stdbool.h>
 #include "planner/planner.h"
-#include "sim/cost.h"
-#include "sim/plan.h"
+#include "sim/models/cost.h"
+#include "sim/inputs/plan.h"
 
 /* --- layers and microbatches --------------------------------------------- */
 

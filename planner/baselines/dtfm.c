@@ -45,9 +45,9 @@
 #include "baselines.h"
 #include "common.h"
 #include "fit.h"
-#include "sim/cost.h"
-#include "sim/dp_sync.h"
-#include "sim/memory.h"
+#include "sim/models/cost.h"
+#include "sim/models/dp_sync.h"
+#include "sim/models/memory.h"
 
 #define GIB 1073741824.0
 

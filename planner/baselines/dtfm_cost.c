@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/topology.h"
+#include "sim/inputs/topology.h"
 
 static int alloc_scratch(dtfm_problem *pr, gt_err *e)
 {

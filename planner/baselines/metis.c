@@ -29,7 +29,7 @@
 
 #include "baselines.h"
 #include "common.h"
-#include "sim/dp_sync.h"
+#include "sim/models/dp_sync.h"
 #include "fit.h"
 
 /* GPUs of one type in topology order. */

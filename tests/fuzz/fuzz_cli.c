@@ -59,7 +59,7 @@ static void check_split(int argc, char **argv, char **copy)
     free(out);
 }
 
-/* Oracle for an accepted number's text (independent of sim/grammar.c):
+/* Oracle for an accepted number's text (independent of sim/base/grammar.c):
  * starts with a digit or '-', holds only digits, '.', '-', 'e'/'E' and a '+'
  * right after the exponent letter. */
 static bool number_text_ok(const char *s)

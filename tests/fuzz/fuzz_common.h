@@ -14,8 +14,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "sim/catalog.h"
-#include "sim/error.h"
+#include "sim/inputs/catalog.h"
+#include "sim/base/error.h"
 
 #define FUZZ_REQUIRE(cond, ...)                                                        \
     do {                                                                               \

@@ -1,11 +1,11 @@
-/* fuzz_jsonio.c — the JSON layer every reader shares (sim/jsonio.c): parsing,
+/* fuzz_jsonio.c — the JSON layer every reader shares (sim/base/jsonio.c): parsing,
  * the error locator that walks raw text along a path, and the typed getters.
  *
  * Input: the first line is a path such as "links[3].gbps", the rest is the
  * document. Properties: no crash, leak or UB; a located position lies inside
  * the text; errors name the file. */
 #include "fuzz_common.h"
-#include "sim/jsonio.h"
+#include "sim/base/jsonio.h"
 
 #define NAME "fuzz.json"
 

@@ -1,4 +1,4 @@
-/* fuzz_limits.c — the arithmetic limits (issue 16, item 3; sim/timecap.h).
+/* fuzz_limits.c — the arithmetic limits (issue 16, item 3; sim/base/timecap.h).
  *
  * The input's bytes pick a two-site topology at the edges of the accepted
  * ranges (WAN 1e-9 .. 1e7 Gbps, latency 0 .. 1e6 ms, TCP window 1e-6 .. 1e6
@@ -18,10 +18,10 @@
 #include <math.h>
 
 #include "fuzz_common.h"
-#include "sim/cost.h"
-#include "sim/plan.h"
-#include "sim/simulator.h"
-#include "sim/timecap.h"
+#include "sim/models/cost.h"
+#include "sim/inputs/plan.h"
+#include "sim/engine/simulator.h"
+#include "sim/base/timecap.h"
 
 #define MODEL "tests/bad/support/model.json"
 

@@ -7,9 +7,9 @@
 #include <math.h>
 
 #include "fuzz_common.h"
-#include "sim/cost.h"
-#include "sim/memory.h"
-#include "sim/model.h"
+#include "sim/models/cost.h"
+#include "sim/models/memory.h"
+#include "sim/inputs/model.h"
 
 #define NAME "fuzz.model.json"
 

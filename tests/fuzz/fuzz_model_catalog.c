@@ -4,7 +4,7 @@
  * Properties: no crash, leak or UB; errors name the file; every accepted row
  * passes model_validate and can be looked up by its id. */
 #include "fuzz_common.h"
-#include "sim/model.h"
+#include "sim/inputs/model.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -13,8 +13,8 @@
 #include <math.h>
 
 #include "fuzz_common.h"
-#include "sim/cost.h"
-#include "sim/plan.h"
+#include "sim/models/cost.h"
+#include "sim/inputs/plan.h"
 
 #define NAME "fuzz.plan.json"
 #define TOPO "tests/bad/support/topo.json"

@@ -9,7 +9,7 @@
 #include <math.h>
 
 #include "fuzz_common.h"
-#include "sim/topology.h"
+#include "sim/inputs/topology.h"
 
 #define NAME "fuzz.json"
 

@@ -1,4 +1,4 @@
-/* fuzz_traces.h — the four trace readers of sim/trace.h, one target each:
+/* fuzz_traces.h — the four trace readers of sim/inputs/trace.h, one target each:
  * fuzz_trace_bw.c, fuzz_trace_avail.c, fuzz_trace_mix.c, fuzz_trace_profile.c
  * define TRACE_TARGET and include this file.
  *
@@ -10,7 +10,7 @@
 #include <math.h>
 
 #include "fuzz_common.h"
-#include "sim/trace.h"
+#include "sim/inputs/trace.h"
 
 static inline void check_bw(const bwtrace *t)
 {

@@ -67,7 +67,7 @@ def fmt(x, nd=6):
 
 
 class Model:
-    """The frequency model of one gpu_freq.csv row (same formulas as sim/freq.c)."""
+    """The frequency model of one gpu_freq.csv row (same formulas as sim/inputs/freq.c)."""
 
     def __init__(self, row):
         self.fmin, self.fmax = int(row["f_min_mhz"]), int(row["f_max_mhz"])

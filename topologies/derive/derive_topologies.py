@@ -103,7 +103,7 @@ MACHINES = {
 
 TCP = {"window_mb": 3, "connections": 16}
 
-# The loader (sim/topology.h) keeps at most 159 characters of a site's or link's `source`.
+# The loader (sim/inputs/topology.h) keeps at most 159 characters of a site's or link's `source`.
 # Those strings are therefore short and cite tags like [E]; each file's top-level `sources`
 # list (no length limit) defines every tag it uses.
 SOURCE_MAX = 159

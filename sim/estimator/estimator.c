@@ -1,0 +1,211 @@
+/* estimator.c — the contention-free recurrence (estimator.h, DESIGN 5).
+ *
+ * Contention enters only through lower bounds on the iteration
+ * (load_bound.h), so the estimate stays below the simulator's replay.
+ *
+ * Ops are processed in dependency order (Kahn's algorithm over "previous op
+ * on my GPU" and "op whose output I need"), so each op's start is
+ * max(GPU free, input arrived) with arrival = producer end + lone transfer. */
+#include "sim/estimator/estimator.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/models/accounting.h"
+#include "sim/models/collective.h"
+#include "sim/models/cost.h"
+#include "sim/estimator/load_bound.h"
+
+/* The last transfer priced into each lane, per producer lane: a lane's
+ * inputs come from one or two neighbours with the same bytes every
+ * microbatch, so most lookups hit and skip the path computation. */
+typedef struct xfer_memo {
+    int src;
+    double bytes;
+    int64_t ns;
+} xfer_memo;
+
+static int64_t transfer_ns(const topology *t, const workload *w, const wl_op *o, xfer_memo *memo)
+{
+    int src = w->ops[o->input].lane;
+    xfer_memo *m = &memo[2 * o->lane];
+    if (m->src != src && m->src >= 0)
+        m++;
+    if (m->src == src && m->bytes == o->xfer_bytes)
+        return m->ns;
+    double lat, rate;
+    topo_path(t, w->lanes[src].gpu, w->lanes[o->lane].gpu, &lat, &rate);
+    *m = (xfer_memo){src, o->xfer_bytes, cost_transfer_ns(o->xfer_bytes, lat, rate)};
+    return m->ns;
+}
+
+static double wan_bytes_of(const topology *t, const workload *w, int src_lane, int dst_lane,
+                           double bytes)
+{
+    return t->gpus[w->lanes[src_lane].gpu].site != t->gpus[w->lanes[dst_lane].gpu].site ? bytes
+                                                                                      : 0;
+}
+
+/* Forward/backward ops in dependency order; each lane's bwd_end is the end
+ * of its last op. */
+static int run_ops(const topology *t, const workload *w, timing *tm, gt_err *e)
+{
+    int n = w->nops;
+    int *pending = calloc((size_t)(n > 0 ? n : 1), sizeof *pending);
+    int *queue = malloc(sizeof *queue * (size_t)(n > 0 ? n : 1));
+    xfer_memo *memo = malloc(sizeof *memo * (size_t)(2 * w->nlanes + 2));
+    if (!pending || !queue || !memo) {
+        free(pending);
+        free(queue);
+        free(memo);
+        return gt_fail(e, "out of memory");
+    }
+    for (int l = 0; l < 2 * w->nlanes + 2; l++)
+        memo[l] = (xfer_memo){-1, 0, 0};
+    /* A lane's ops run in lane order (each waits for the one before it), so
+     * the lane's running end is its previous op's end, and after the pass
+     * it is the lane's last end (bwd_end). */
+    for (int l = 0; l < w->nlanes; l++)
+        tm->lanes[l].bwd_end = 0;
+    for (int i = 0; i < n; i++) {
+        if (w->ops[i].next_on_lane >= 0)
+            pending[w->ops[i].next_on_lane]++;
+        if (w->ops[i].input >= 0)
+            pending[i]++;
+    }
+    int head = 0, tail = 0;
+    for (int i = 0; i < n; i++)
+        if (!pending[i])
+            queue[tail++] = i;
+    /* successors of an op: the next op on its lane and the op needing its output */
+    while (head < tail) {
+        int id = queue[head++];
+        const wl_op *o = &w->ops[id];
+        op_time *ot = &tm->ops[id];
+        int64_t *lane_end = &tm->lanes[o->lane].bwd_end;
+        int64_t ready = *lane_end;
+        int64_t arrival = 0, xs = 0;
+        if (o->input >= 0) {
+            xs = tm->ops[o->input].end;
+            arrival = t_add(xs, o->xfer_bytes > 0 ? transfer_ns(t, w, o, memo) : 0);
+            if (o->xfer_bytes > 0)
+                tm->wan_bytes += wan_bytes_of(t, w, w->ops[o->input].lane, o->lane, o->xfer_bytes);
+        }
+        ot->xfer_start = xs;
+        ot->arrival = arrival;
+        ot->start = ready > arrival ? ready : arrival;
+        ot->end = t_add(ot->start, o->dur_ns); /* saturates at the cap: timecap.h */
+        *lane_end = ot->end;
+        int next[2] = {o->next_on_lane, o->consumer};
+        for (int k = 0; k < 2; k++)
+            if (next[k] >= 0 && --pending[next[k]] == 0)
+                queue[tail++] = next[k];
+    }
+    free(pending);
+    free(queue);
+    free(memo);
+    if (tail != n)
+        return gt_fail(e, "the schedule deadlocks (%d of %d ops could run)", tail, n);
+    return 0;
+}
+
+/* When a group's collective may start: all members' gradients ready, i.e.
+ * after their last backward op, or (overlapped sync) part of the way
+ * through it. */
+static int64_t group_ready(const timing *tm, const sync_group *sg)
+{
+    int64_t start = 0;
+    for (int m = 0; m < sg->nmembers; m++) {
+        int64_t r = tm->lanes[sg->members[m]].bwd_end;
+        if (sg->ready_op) {
+            const op_time *ot = &tm->ops[sg->ready_op[m]];
+            r = ot->start + llround(sg->ready_frac[m] * (double)(ot->end - ot->start));
+        }
+        start = r > start ? r : start;
+    }
+    return start;
+}
+
+int estimate_run(const topology *t, const workload *w, sync_kind sync, timing *tm, gt_err *e)
+{
+    tm->wan_bytes = 0;
+    if (run_ops(t, w, tm, e)) /* also sets each lane's bwd_end */
+        return -1;
+    sync_loads sl = {0};
+    for (int g = 0; g < w->ngroups; g++) {
+        const sync_group *sg = &w->groups[g];
+        int64_t start = group_ready(tm, sg);
+        coll_plan c;
+        if (collective_build(&c, t, w, sg, sync, e)) {
+            sync_loads_free(&sl);
+            return -1;
+        }
+        tm->group_start[g] = start;
+        tm->group_end[g] = t_add(start, collective_estimate_ns(&c, t, w));
+        for (int f = 0; f < c.nflows; f++)
+            tm->wan_bytes += wan_bytes_of(t, w, c.flows[f].src_lane, c.flows[f].dst_lane,
+                                          c.flows[f].bytes);
+        int rc = sync_loads_add(&sl, &c, t, w, g, start);
+        collective_free(&c);
+        if (rc) {
+            sync_loads_free(&sl);
+            return gt_fail(e, "out of memory");
+        }
+    }
+    sync_loads_bound(&sl, tm);
+    sync_loads_free(&sl);
+    timing_finish_lanes(tm, w);
+    if (t_over(tm->iteration_ns))
+        return t_cap_fail(e, t->path, "the estimated iteration");
+    if (transfer_load_bound(t, w, tm) < 0)
+        return gt_fail(e, "out of memory");
+    return 0;
+}
+
+int estimate_plan(const topology *t, const job *j, const plan *p, est_summary *out, gt_err *e)
+{
+    job jb;
+    j = plan_job(p, j, &jb);
+    memset(out, 0, sizeof *out);
+    if (plan_check(p, t, j, e))
+        return -1;
+    workload w;
+    if (workload_build(&w, t, j, p, e))
+        return -1;
+    timing tm;
+    lane_account *la = NULL;
+    int rc = timing_alloc(&tm, &w, e);
+    if (!rc)
+        rc = estimate_run(t, &w, p->sync, &tm, e);
+    if (!rc) {
+        la = malloc(sizeof *la * (size_t)w.nlanes);
+        if (!la)
+            rc = gt_fail(e, "out of memory");
+    }
+    if (!rc) {
+        account_lanes(t, &w, &tm, la);
+        run_totals tot;
+        account_totals(t, &w, &tm, la, 0, &tot);
+        out->iteration_s = tm.iteration_ns * 1e-9;
+        out->energy_j = tot.energy_j;
+        out->carbon_g = tot.carbon_g;
+        out->usd = tot.usd;
+        out->tokens_per_s = w.tokens / out->iteration_s;
+        out->gpus_used = plan_gpus_used(p);
+        double *mem;
+        if (plan_memory_all(p, j, t->ngpus, &mem)) {
+            rc = gt_fail(e, "out of memory");
+        } else {
+            for (int g = 0; g < t->ngpus; g++) {
+                double need = mem[g] / topo_gpu_type(t, g)->mem_bytes;
+                out->peak_mem_frac = need > out->peak_mem_frac ? need : out->peak_mem_frac;
+            }
+            free(mem);
+        }
+    }
+    free(la);
+    timing_free(&tm);
+    workload_free(&w);
+    return rc;
+}

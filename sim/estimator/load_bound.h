@@ -1,0 +1,39 @@
+/* load_bound.h — lower bounds from the load on shared resources, which the
+ * contention-free recurrence misses (DESIGN 5).
+ *
+ * The estimator gives every transfer a link of its own. Where several
+ * transfers share a NIC or a WAN link, the simulator's max-min sharing makes
+ * them slower; these bounds say how much slower they must at least be, from
+ * nothing but bytes over capacity, so the estimate remains a lower bound of
+ * the replay and stays exact where nothing is shared:
+ *   sync groups     the groups starting at or after time s cannot all finish
+ *                   before s + their bytes on a resource / its capacity
+ *   transfers       the activation/gradient transfers over a resource cannot
+ *                   all finish before the earliest of them starts + their
+ *                   bytes / capacity; after the last of them, its consumer
+ *                   still runs every op left on its GPU and the optimizer */
+#ifndef GT_LOAD_BOUND_H
+#define GT_LOAD_BOUND_H
+
+#include "sim/models/collective.h"
+#include "sim/models/timing.h"
+#include "sim/inputs/topology.h"
+#include "sim/models/workload.h"
+
+/* Each sync group's bytes per resource, gathered while the groups are built. */
+typedef struct sync_loads {
+    struct group_load *v;
+    int n, cap;
+} sync_loads;
+
+int sync_loads_add(sync_loads *s, const coll_plan *c, const topology *t, const workload *w,
+                   int group, int64_t start);
+/* Raises tm->group_end of the last group on each shared resource. */
+void sync_loads_bound(sync_loads *s, timing *tm);
+void sync_loads_free(sync_loads *s);
+
+/* Raises tm->iteration_ns to the transfer bound (after timing_finish_lanes);
+ * returns 0, or -1 when out of memory. */
+int transfer_load_bound(const topology *t, const workload *w, timing *tm);
+
+#endif

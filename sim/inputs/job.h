@@ -1,0 +1,50 @@
+/* job.h — a training job: which model, how much data per iteration, how.
+ * Parsed from the command line's JOB options (see docs/formats.md). */
+#ifndef GT_JOB_H
+#define GT_JOB_H
+
+#include <stdbool.h>
+
+#include "sim/inputs/model.h"
+
+typedef enum { RECOMPUTE_NONE, RECOMPUTE_FULL } recompute_kind;
+/* Arithmetic of the GEMMs (sim/models/kernels.c picks the matching peak). bf16 and
+ * fp16 share the 16-bit tensor peak; fp8 runs the GEMMs in fp8 and keeps
+ * activations in 16 bits (Transformer Engine style); tf32 and fp32 keep
+ * 4-byte activations. */
+typedef enum { PREC_BF16 = 0, PREC_FP16, PREC_FP8, PREC_TF32, PREC_FP32 } precision_kind;
+const char *precision_name(precision_kind p);
+/* "bf16" -> PREC_BF16 ...; 0, or -1 for an unknown name. */
+int precision_parse(const char *s, precision_kind *out);
+/* Bytes of one activation element under precision p (2 or 4). */
+int precision_act_bytes(precision_kind p);
+
+typedef struct job {
+    model_spec model;
+    int batch;              /* global batch B, sequences */
+    int microbatch;         /* microbatch size b (planners' default) */
+    int seq;                /* sequence length s */
+    int precision_bytes;    /* 2 for bf16/fp16/fp8, 4 for tf32/fp32 */
+    precision_kind precision;   /* GEMM arithmetic (default bf16) */
+    bool fused_attention;   /* FlashAttention-style kernel (default) or unfused softmax */
+    bool sequence_parallel; /* Megatron SP: norms/dropout split over TP, RS + AG */
+    bool recompute_attention; /* selective recompute: attention core redone in backward */
+    bool tp_comm_overlap;   /* Megatron-Core --tp-comm-overlap: with sequence parallelism,
+                               each TP all-gather / reduce-scatter runs under its GEMM
+                               (sim/models/kernels.c); off by default */
+    double opt_bytes_per_param; /* weights+grads+optimizer state, default 16 */
+    recompute_kind recompute;
+    int iterations;         /* iterations to simulate */
+    int accumulation;       /* pipeline flushes per optimizer step; 0 = not given
+                               (the plan's "accumulation_steps", else 1) */
+    int grad_bytes;         /* bytes per gradient element, held and synced:
+                               2 (bf16/fp16, default) or 4 (fp32) */
+    const struct profile *profile; /* measured per-layer times (traces/), or NULL */
+} job;
+
+/* Defaults: batch 1024 (or what the model's published setup uses), b = 1,
+ * seq = the model's, bf16, 16 bytes/param, no recomputation, 1 iteration,
+ * accumulation not given, bf16 gradients. */
+void job_defaults(job *j, const model_spec *m);
+
+#endif

@@ -1,0 +1,273 @@
+/* collective.c — ring, hierarchical and parameter-server sync (collective.h). */
+#include "sim/models/collective.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/models/cost.h"
+#include "sim/models/dp_sync.h"
+#include "sim/base/res_table.h"
+
+static int add_flow(coll_plan *c, int src, int dst, double bytes)
+{
+    if (c->nflows == c->cap) {
+        int ncap = c->cap ? c->cap * 2 : 64;
+        coll_flow *nf = realloc(c->flows, sizeof *nf * (size_t)ncap);
+        if (!nf)
+            return -1;
+        c->flows = nf;
+        c->cap = ncap;
+    }
+    c->flows[c->nflows++] = (coll_flow){src, dst, bytes};
+    return 0;
+}
+
+/* Close the open step (if it has flows): step_first[nsteps] is where the
+ * open step begins. */
+static int end_step(coll_plan *c)
+{
+    if (c->step_first[c->nsteps] == c->nflows)
+        return 0;
+    if (c->nsteps + 2 > c->step_cap) {
+        int ncap = c->step_cap * 2;
+        int *ns = realloc(c->step_first, sizeof *ns * (size_t)ncap);
+        if (!ns)
+            return -1;
+        c->step_first = ns;
+        c->step_cap = ncap;
+    }
+    c->step_first[++c->nsteps] = c->nflows;
+    return 0;
+}
+
+typedef struct member {
+    int lane, site, gpu;
+} member;
+
+static int member_cmp(const void *a, const void *b)
+{
+    const member *x = a, *y = b;
+    if (x->site != y->site)
+        return x->site - y->site;
+    return x->gpu - y->gpu;
+}
+
+/* Ring over mem[0..n-1], steps [s0, s1) of the 2(n-1) of an all-reduce
+ * (the first n-1 reduce-scatter, the rest all-gather); each member sends
+ * bytes/n onward per step. */
+static int ring_part(coll_plan *c, const member *mem, int n, double bytes, int s0, int s1)
+{
+    for (int s = s0; s < s1; s++) {
+        for (int i = 0; i < n; i++)
+            if (add_flow(c, mem[i].lane, mem[(i + 1) % n].lane, bytes / n))
+                return -1;
+        if (end_step(c))
+            return -1;
+    }
+    return 0;
+}
+
+static int ring_steps(coll_plan *c, const member *mem, int n, double bytes)
+{
+    return ring_part(c, mem, n, bytes, 0, 2 * (n - 1));
+}
+
+static int build_hierarchical(coll_plan *c, member *mem, int n, double bytes)
+{
+    /* sites are contiguous after sorting; phase 1 runs all site rings in step */
+    int site_start[n + 1], nsites = 0, maxlen = 0;
+    for (int i = 0; i < n; i++)
+        if (i == 0 || mem[i].site != mem[i - 1].site)
+            site_start[nsites++] = i;
+    site_start[nsites] = n;
+    for (int s = 0; s < nsites; s++) {
+        int len = site_start[s + 1] - site_start[s];
+        maxlen = len > maxlen ? len : maxlen;
+    }
+    for (int r = 0; r < 2 * (maxlen - 1); r++) {
+        for (int s = 0; s < nsites; s++) {
+            int a = site_start[s], len = site_start[s + 1] - a;
+            if (r >= 2 * (len - 1))
+                continue;
+            for (int i = 0; i < len; i++)
+                if (add_flow(c, mem[a + i].lane, mem[a + (i + 1) % len].lane, bytes / len))
+                    return -1;
+        }
+        if (end_step(c))
+            return -1;
+    }
+    if (nsites > 1) {
+        member leaders[nsites];
+        for (int s = 0; s < nsites; s++)
+            leaders[s] = mem[site_start[s]];
+        if (ring_steps(c, leaders, nsites, bytes))
+            return -1;
+        for (int s = 0; s < nsites; s++)
+            for (int i = site_start[s] + 1; i < site_start[s + 1]; i++)
+                if (add_flow(c, mem[site_start[s]].lane, mem[i].lane, bytes))
+                    return -1;
+        if (end_step(c))
+            return -1;
+    }
+    return 0;
+}
+
+/* Rounds [r0, r1) of the parameter server's two (round 0 sends the shards
+ * to their owners: a reduce-scatter; round 1 sends them back: an all-gather). */
+static int build_ps(coll_plan *c, const member *mem, int n, double bytes, int r0, int r1)
+{
+    for (int round = r0; round < r1; round++) {
+        for (int a = 0; a < n; a++)
+            for (int b = 0; b < n; b++)
+                if (a != b && add_flow(c, mem[a].lane, mem[b].lane, bytes / n))
+                    return -1;
+        if (end_step(c))
+            return -1;
+    }
+    return 0;
+}
+
+int collective_build(coll_plan *c, const topology *t, const workload *w,
+                     const sync_group *g, sync_kind kind, gt_err *e)
+{
+    memset(c, 0, sizeof *c);
+    c->step_first = malloc(sizeof *c->step_first * 16);
+    if (!c->step_first)
+        return gt_fail(e, "out of memory");
+    c->step_cap = 16;
+    c->step_first[0] = 0;
+    int n = g->nmembers;
+    member *mem = malloc(sizeof *mem * (size_t)n);
+    if (!mem) {
+        collective_free(c);
+        return gt_fail(e, "out of memory");
+    }
+    for (int i = 0; i < n; i++) {
+        mem[i].lane = g->members[i];
+        mem[i].gpu = w->lanes[g->members[i]].gpu;
+        mem[i].site = t->gpus[mem[i].gpu].site;
+    }
+    qsort(mem, (size_t)n, sizeof *mem, member_cmp);
+    int rc = 0;
+    sync_phase ph[DP_SYNC_MAX_PHASES];
+    int nph = dp_sync_phases(w->shard, g->bytes, g->weights, ph);
+    for (int i = 0; i < nph && n > 1 && !rc; i++) {
+        /* which half of the all-reduce a phase is: [lo, hi) of {0, 1} */
+        int lo = ph[i].kind == PHASE_ALL_GATHER, hi = ph[i].kind == PHASE_REDUCE_SCATTER ? 1 : 2;
+        if (kind == SYNC_RING)
+            rc = ring_part(c, mem, n, ph[i].bytes, lo * (n - 1), hi * (n - 1));
+        else if (kind == SYNC_HIERARCHICAL) /* plan_check: only unsharded */
+            rc = build_hierarchical(c, mem, n, ph[i].bytes);
+        else
+            rc = build_ps(c, mem, n, ph[i].bytes, lo, hi);
+    }
+    free(mem);
+    if (rc) {
+        collective_free(c);
+        return gt_fail(e, "out of memory building a collective of %d members", n);
+    }
+    return 0;
+}
+
+void collective_free(coll_plan *c)
+{
+    free(c->flows);
+    free(c->step_first);
+    memset(c, 0, sizeof *c);
+}
+
+/* Flows [first, last) of c summed per shared resource into buf (one entry
+ * per resource, in order of first use); h maps resources to entries and is
+ * left empty. Returns the number of entries. */
+static int merge_loads(const coll_plan *c, int first, int last, const topology *t,
+                       const workload *w, coll_load *buf, res_table *h)
+{
+    int m = 0;
+    for (int f = first; f < last; f++) {
+        const coll_flow *fl = &c->flows[f];
+        int a = w->lanes[fl->src_lane].gpu, b = w->lanes[fl->dst_lane].gpu;
+        double lat, rate;
+        topo_path(t, a, b, &lat, &rate);
+        topo_res r[3];
+        int k = topo_path_resources(t, a, b, r);
+        for (int i = 0; i < k; i++) {
+            bool added;
+            int x = res_table_index(h, r[i].key, m, &added);
+            if (added) {
+                buf[m++] = (coll_load){r[i].key, r[i].cap, fl->bytes, lat, 1};
+            } else {
+                buf[x].bytes += fl->bytes;
+                buf[x].flows++;
+                if (lat < buf[x].min_lat)
+                    buf[x].min_lat = lat;
+            }
+        }
+    }
+    res_table_clear(h);
+    return m;
+}
+
+/* A step cannot end before its busiest shared resource has carried its
+ * bytes: min latency + bytes / capacity. With one flow per resource this is
+ * never above the lone-flow time, so contention-free plans stay exact. */
+static int64_t step_load_bound(const coll_plan *c, int s, const topology *t, const workload *w,
+                               coll_load *buf, res_table *h)
+{
+    int n = merge_loads(c, c->step_first[s], c->step_first[s + 1], t, w, buf, h);
+    int64_t worst = 0;
+    for (int i = 0; i < n; i++)
+        if (buf[i].flows > 1) {
+            int64_t d = cost_ns(buf[i].min_lat) + cost_ns(buf[i].bytes / buf[i].cap);
+            worst = d > worst ? d : worst;
+        }
+    return worst;
+}
+
+int collective_loads(const coll_plan *c, const topology *t, const workload *w, coll_load **out)
+{
+    res_table h;
+    *out = malloc(sizeof **out * (size_t)(3 * c->nflows + 1));
+    if (!*out || res_table_init(&h, 3 * c->nflows + 1)) {
+        free(*out);
+        *out = NULL;
+        return -1;
+    }
+    int n = merge_loads(c, 0, c->nflows, t, w, *out, &h);
+    res_table_free(&h);
+    return n;
+}
+
+int64_t collective_estimate_ns(const coll_plan *c, const topology *t, const workload *w)
+{
+    int64_t total = 0;
+    int maxflows = 0;
+    for (int s = 0; s < c->nsteps; s++) {
+        int k = c->step_first[s + 1] - c->step_first[s];
+        maxflows = k > maxflows ? k : maxflows;
+    }
+    coll_load *buf = malloc(sizeof *buf * (size_t)(3 * maxflows + 1));
+    res_table h;
+    if (buf && res_table_init(&h, 3 * maxflows + 1)) {
+        free(buf);
+        buf = NULL; /* out of memory: the lone-flow figure alone, still a lower bound */
+    }
+    for (int s = 0; s < c->nsteps; s++) {
+        int64_t worst = 0;
+        for (int f = c->step_first[s]; f < c->step_first[s + 1]; f++) {
+            const coll_flow *fl = &c->flows[f];
+            double lat, rate;
+            topo_path(t, w->lanes[fl->src_lane].gpu, w->lanes[fl->dst_lane].gpu, &lat, &rate);
+            int64_t d = cost_transfer_ns(fl->bytes, lat, rate);
+            worst = d > worst ? d : worst;
+        }
+        if (buf) {
+            int64_t bound = step_load_bound(c, s, t, w, buf, &h);
+            worst = bound > worst ? bound : worst;
+        }
+        total = t_add(total, worst);
+    }
+    if (buf)
+        res_table_free(&h);
+    free(buf);
+    return total;
+}

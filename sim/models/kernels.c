@@ -1,0 +1,272 @@
+/* kernels.c — the per-layer kernel model (see kernels.h and
+ * docs/compute-model.md for the kernel list and every byte count).
+ *
+ * Notation: T = b*s tokens of a microbatch, h hidden, f ffn, a heads, d = h/a,
+ * kv = key/value width, t = tensor-parallel degree, e = activation bytes.
+ * Megatron-LM's split: QKV and the first MLP matrix are split by columns, the
+ * attention projection and the second MLP matrix by rows, heads are split
+ * across the t GPUs; norms, dropout and residual adds are replicated on every
+ * GPU unless sequence parallelism splits them along the sequence. */
+#include "sim/models/kernels.h"
+
+#include <math.h>
+
+int kern_has_model(const gpu_type *g)
+{
+    return g->gemm_eff > 0 && g->sms > 0 && g->mem_eff > 0;
+}
+
+double kern_peak(const gpu_type *g, precision_kind p)
+{
+    switch (p) {
+    case PREC_FP8:
+        return g->peak_fp8 > 0 ? g->peak_fp8 : g->peak_flops;
+    case PREC_TF32:
+        return g->peak_tf32 > 0 ? g->peak_tf32 : g->peak_fp32;
+    case PREC_FP32:
+        return g->peak_fp32;
+    case PREC_BF16:
+    case PREC_FP16:
+    default:
+        return g->peak_flops;
+    }
+}
+
+double kern_gemm_s(const gpu_type *g, double peak, double eb, double M, double N, double K,
+                   double batch)
+{
+    if (M <= 0 || N <= 0 || K <= 0 || batch <= 0)
+        return 0;
+    /* tile quantisation: partial tiles cost whole tiles; wave quantisation:
+     * the last wave of tiles may leave SMs idle */
+    double tiles = ceil(M / KERN_TILE_M) * ceil(N / KERN_TILE_N) * batch;
+    double waves = ceil(tiles / g->sms);
+    /* saturation: the K loop's prologue and epilogue do not overlap the main
+     * loop, a fixed cost of about k_sat steps of K per tile */
+    double per_sm = peak / g->sms * g->gemm_eff;
+    double compute = waves * 2.0 * KERN_TILE_M * KERN_TILE_N * (K + g->k_sat) / per_sm;
+    double memory = kern_mem_s(g, batch * (M * K + K * N + M * N) * eb);
+    return compute > memory ? compute : memory;
+}
+
+double kern_mem_s(const gpu_type *g, double bytes)
+{
+    return bytes / (g->mem_bw * g->mem_eff);
+}
+
+double kern_ring_s(const gpu_type *g, int tp, double bytes, int phases)
+{
+    if (tp <= 1)
+        return 0;
+    double eff = g->link_eff > 0 ? g->link_eff : 1.0;
+    double one = (tp - 1.0) / tp * bytes / (g->link_bw * eff) + (tp - 1) * g->link_lat_s;
+    return phases * one;
+}
+
+static int elem_bytes(const job *j)
+{
+    return j->precision_bytes > 0 ? j->precision_bytes : precision_act_bytes(j->precision);
+}
+
+/* fp8 GEMMs only where the GPU has fp8 tensor cores (else the 16-bit path,
+ * without casts, as a framework falls back to bf16). */
+static int runs_fp8(const job *j, const gpu_type *g)
+{
+    return j->precision == PREC_FP8 && g->peak_fp8 > 0;
+}
+
+/* Bytes of a GEMM operand: fp8 GEMMs read 1-byte inputs. */
+static double gemm_bytes(const job *j, const gpu_type *g)
+{
+    return runs_fp8(j, g) ? 1.0 : elem_bytes(j);
+}
+
+/* A linear layer (T x K) x (K x N): forward one GEMM; backward the data
+ * gradient (T x N) x (N x K) and the weight gradient (K x T) x (T x N).
+ * Under fp8 each GEMM's activation input is cast first (read e, write 1
+ * byte per element, one kernel; Transformer Engine style). */
+static void linear(const job *j, const gpu_type *g, double T, double N, double K, int bwd,
+                   kern_time *o)
+{
+    double pk = kern_peak(g, j->precision), eb = gemm_bytes(j, g);
+    if (!bwd) {
+        o->gemm_s += kern_gemm_s(g, pk, eb, T, N, K, 1);
+        o->kernels += 1;
+    } else {
+        o->gemm_s += kern_gemm_s(g, pk, eb, T, K, N, 1) + kern_gemm_s(g, pk, eb, K, N, T, 1);
+        o->kernels += 2;
+    }
+    if (runs_fp8(j, g)) {
+        int casts = bwd ? 2 : 1; /* backward casts the output gradient and the input */
+        o->mem_s += casts * kern_mem_s(g, T * K * (elem_bytes(j) + 1.0));
+        o->kernels += casts;
+    }
+}
+
+void kern_attention(const job *j, const gpu_type *g, int tp, int b, int bwd, kern_time *o)
+{
+    const model_spec *m = &j->model;
+    double s = j->seq, e = elem_bytes(j), d = (double)m->hidden / m->heads;
+    double batch = (double)b * m->heads / tp; /* heads of this GPU, times sequences */
+    double pk = kern_peak(g, j->precision < PREC_TF32 ? PREC_BF16 : j->precision);
+    double T = (double)b * s, width = (double)m->hidden / tp;
+    if (j->fused_attention) {
+        /* FlashAttention (causal): each query tile loops over the key
+         * blocks, so both products run as s x d outputs with a K loop of
+         * length s (QK^T's FLOPs equal PV's); masked blocks are skipped (half
+         * the work); backward redoes S and computes dV, dP, dQ, dK: five
+         * such products instead of two */
+        double blk = kern_gemm_s(g, pk, e, s, d, s, batch);
+        o->gemm_s += 0.5 * (bwd ? 5 : 2) * blk;
+        o->mem_s += kern_mem_s(g, (bwd ? 8.0 : 4.0) * T * width * e); /* Q,K,V,O (+dO,dQ,dK,dV) */
+        o->kernels += bwd ? 2 : 1;
+        return;
+    }
+    /* unfused (Megatron-LM before FlashAttention): batched GEMMs around a
+     * fused scale-mask-softmax kernel and a dropout kernel over the a/t x s x s
+     * scores (dropout keeps a 1-byte mask) */
+    double scores = batch * s * s;
+    double qk = kern_gemm_s(g, pk, e, s, s, d, batch), pv = kern_gemm_s(g, pk, e, s, d, s, batch);
+    if (!bwd) {
+        o->gemm_s += qk + pv;
+        o->mem_s += kern_mem_s(g, scores * (2 * e + 2 * e + 1));
+        o->kernels += 4;
+    } else {
+        o->gemm_s += qk + 3 * pv; /* dP = dO V^T; dV, dQ, dK */
+        o->mem_s += kern_mem_s(g, scores * (3 * e + 2 * e + 1));
+        o->kernels += 6;
+    }
+}
+
+void kern_tp_layer_traffic(const job *j, int tp, int b, int *count, double *bytes)
+{
+    *count = tp > 1 ? 2 : 0; /* after attention and after the MLP (forward); their
+                              * conjugates in backward */
+    *bytes = (double)b * j->seq * j->model.hidden * elem_bytes(j);
+}
+
+/* Exposed time of the layer's TP collectives. Without overlap: two
+ * all-reduces (or, under sequence parallelism, two all-gather +
+ * reduce-scatter pairs of the same traffic) one after another with the
+ * kernels. With --tp-comm-overlap (Megatron-Core + Transformer Engine
+ * userbuffers; needs sequence parallelism) each of the four halves is split
+ * into chunks pipelined with the GEMM it feeds or drains: the all-gather
+ * before QKV and before MLP-up, the reduce-scatter after the attention
+ * projection and after MLP-down (in backward their conjugates, under the
+ * same linears' dgrad + wgrad). A half then costs only what its GEMM cannot
+ * hide: max(0, c - gemm). An upper bound on the hiding: the chunking's own
+ * cost and SM sharing are not charged. */
+static double tp_comm_s(const job *j, const gpu_type *g, int tp, int b, const double gemm[4])
+{
+    int n;
+    double bytes;
+    kern_tp_layer_traffic(j, tp, b, &n, &bytes);
+    if (!(j->tp_comm_overlap && j->sequence_parallel) || n == 0)
+        return n * kern_ring_s(g, tp, bytes, 2);
+    double half = kern_ring_s(g, tp, bytes, 1), s = 0;
+    for (int i = 0; i < 4; i++)
+        s += half > gemm[i] ? half - gemm[i] : 0;
+    return s;
+}
+
+void kern_layer(const job *j, const gpu_type *g, int tp, int b, int bwd, kern_time *o)
+{
+    const model_spec *m = &j->model;
+    double T = (double)b * j->seq, h = m->hidden, f = m->ffn, e = elem_bytes(j);
+    double kv = (double)m->kv_heads * h / m->heads;
+    *o = (kern_time){0};
+    /* QKV, attention projection, MLP up (gate), MLP down; each one's GEMM
+     * time kept for the overlap of the TP collectives */
+    double N[4] = {(h + 2 * kv) / tp, h, (m->gated_mlp ? 2 : 1) * f / tp, h};
+    double K[4] = {h, h / tp, h, f / tp}, gemm[4];
+    for (int i = 0; i < 4; i++) {
+        double before = o->gemm_s;
+        linear(j, g, T, N[i], K[i], bwd, o);
+        gemm[i] = o->gemm_s - before;
+    }
+    kern_attention(j, g, tp, b, bwd, o);
+    /* two norms (read x, write y; backward also reads dy) and two
+     * dropout + residual adds (read two, write one; backward passes two) */
+    double E = T * h / (j->sequence_parallel ? tp : 1);
+    o->mem_s += kern_mem_s(g, E * e * (bwd ? 2 * 3 + 2 * 3 : 2 * 2 + 2 * 3));
+    /* the MLP activation on the t-th share of T x f (GeLU one input, SwiGLU
+     * two) */
+    double F = T * f / tp;
+    o->mem_s += kern_mem_s(g, F * e * (m->gated_mlp ? (bwd ? 5 : 3) : (bwd ? 3 : 2)));
+    o->kernels += 5;
+    o->launch_s = o->kernels * g->kernel_s;
+    o->comm_s = tp_comm_s(j, g, tp, b, gemm);
+}
+
+void kern_embedding(const job *j, const gpu_type *g, int tp, int b, int bwd, kern_time *o)
+{
+    const model_spec *m = &j->model;
+    double E = (double)b * j->seq * m->hidden, e = elem_bytes(j);
+    *o = (kern_time){0};
+    /* lookup (read the rows, write the output; + the learned positions);
+     * backward scatter-adds the gradient into the table */
+    o->mem_s = kern_mem_s(g, E * e * (bwd ? 3 : (m->learned_pos ? 4 : 2)));
+    o->kernels = bwd ? 1 : (m->learned_pos ? 2 : 1);
+    o->launch_s = o->kernels * g->kernel_s;
+    /* vocabulary-parallel embedding: one all-reduce of the output forward */
+    o->comm_s = bwd ? 0 : kern_ring_s(g, tp, E * e, 2);
+}
+
+void kern_head(const job *j, const gpu_type *g, int tp, int b, int bwd, kern_time *o)
+{
+    const model_spec *m = &j->model;
+    double T = (double)b * j->seq, h = m->hidden, e = elem_bytes(j);
+    double V = (double)m->vocab / tp;
+    *o = (kern_time){0};
+    linear(j, g, T, V, h, bwd, o);
+    /* final norm; fp32 cross-entropy over this GPU's logits (read e, write
+     * 4 bytes forward; read 4, write e backward) */
+    o->mem_s += kern_mem_s(g, T * h * e * (bwd ? 3 : 2)) + kern_mem_s(g, T * V * (e + 4));
+    o->kernels += bwd ? 3 : 4;
+    o->launch_s = o->kernels * g->kernel_s;
+    /* vocabulary-parallel cross-entropy: three all-reduces of T floats
+     * (max, sum, target logit) forward; backward the input gradient's
+     * all-reduce */
+    o->comm_s = bwd ? kern_ring_s(g, tp, T * h * e, 2) : 3 * kern_ring_s(g, tp, T * 4, 2);
+}
+
+double kern_total_s(const kern_time *t, double freq_scale)
+{
+    return t->gemm_s / freq_scale + t->mem_s + t->launch_s + t->comm_s;
+}
+
+double kern_layers_s(const job *j, const gpu_type *g, int tp, int b, int n, int bwd,
+                     double freq_scale)
+{
+    kern_time k;
+    kern_layer(j, g, tp, b, bwd, &k);
+    double t = kern_total_s(&k, freq_scale);
+    if (bwd && j->recompute == RECOMPUTE_FULL) {
+        kern_layer(j, g, tp, b, 0, &k);
+        t += kern_total_s(&k, freq_scale);
+    } else if (bwd && j->recompute_attention && !j->fused_attention) {
+        /* selective recomputation redoes the attention core; a fused kernel
+         * already recomputes it inside its backward */
+        kern_time a = {0};
+        kern_attention(j, g, tp, b, 0, &a);
+        a.launch_s = a.kernels * g->kernel_s;
+        t += kern_total_s(&a, freq_scale);
+    }
+    return n * t;
+}
+
+double kern_stage_s(const job *j, const gpu_type *g, int tp, int b, int first, int last,
+                    int bwd, double freq_scale)
+{
+    kern_time k;
+    double t = kern_layers_s(j, g, tp, b, last - first + 1, bwd, freq_scale);
+    if (first == 0) {
+        kern_embedding(j, g, tp, b, bwd, &k);
+        t += kern_total_s(&k, freq_scale);
+    }
+    if (last == j->model.layers - 1) {
+        kern_head(j, g, tp, b, bwd, &k);
+        t += kern_total_s(&k, freq_scale);
+    }
+    return t;
+}

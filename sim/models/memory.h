@@ -1,0 +1,51 @@
+/* memory.h — the memory model: bytes a GPU holds for the stages it runs.
+ *
+ * Peak per GPU = parameters + gradients + optimizer state (each possibly
+ * sharded over the data-parallel replicas, ZeRO / FSDP) + activations of the
+ * microbatches in flight + the largest temporary buffer + the runtime's
+ * reserved overhead. Sources beside each term in memory.c and in
+ * docs/training-model.md. Uses the cost model's parameter counts (cost.h). */
+#ifndef GT_MEMORY_H
+#define GT_MEMORY_H
+
+#include "sim/inputs/job.h"
+#include "sim/inputs/plan.h"
+
+/* CUDA context, cuBLAS/NCCL workspaces and the caching allocator's reserve:
+ * one figure per GPU, whatever it runs (docs/training-model.md). */
+#define COST_RUNTIME_OVERHEAD_BYTES (1.5 * 1073741824.0)
+
+typedef struct mem_terms {
+    double params;       /* working copy of the weights, 2 bytes each */
+    double grads;        /* job.grad_bytes each */
+    double optimizer;    /* opt_bytes_per_param - 4 each (Adam: fp32 master, m, v) */
+    double activations;  /* in_flight microbatches kept for backward */
+    double temporary;    /* largest transient buffer (see memory.c) */
+    double overhead;     /* COST_RUNTIME_OVERHEAD_BYTES */
+} mem_terms;
+
+/* Unsharded bytes of training state per parameter: 2 (weights) +
+ * grad_bytes + the optimizer's opt_bytes_per_param - 4 (16 by default). */
+double memory_state_bytes_per_param(const job *j);
+/* Activation bytes one microbatch of size b leaves per layer on each GPU
+ * of a tp-way stage (Korthikanti et al.; see memory.c). */
+double memory_layer_activation_bytes(const job *j, int b, int tp);
+/* The same for a stage [first, last] without tensor parallelism. */
+double cost_stage_activation_bytes(const job *j, int b, int first, int last);
+/* The largest transient buffer of a stage ending at layer `last` for one
+ * microbatch of size b:
+ * the fp32 logits of the loss on the last stage, one layer's recomputed
+ * activations under full recomputation, the gathered parameters of ZeRO-3 /
+ * FSDP; per GPU of a tp-way stage. */
+double memory_stage_temporary(const job *j, int b, int last, int tp,
+                              shard_kind shard, int dp);
+/* Every term of a GPU holding layers [first,last] of a tp-way stage with
+ * `in_flight` microbatches alive, its state sharded `shard` over dp
+ * data-parallel replicas (dp = 1 or SHARD_NONE: unsharded). */
+void memory_stage_terms(const job *j, int b, int first, int last, int tp, int in_flight,
+                        shard_kind shard, int dp, mem_terms *out);
+double memory_terms_total(const mem_terms *t);
+/* Peak memory of an unsharded stage (the sum of memory_stage_terms). */
+double cost_stage_memory(const job *j, int b, int first, int last, int tp, int in_flight);
+
+#endif

@@ -1,0 +1,304 @@
+/* plan_check.c — what makes a plan runnable: GPU uniqueness, layer coverage,
+ * tensor parallelism inside a node, batch arithmetic (microbatches x
+ * microbatch_size x accumulation_steps = batch), the training options and
+ * memory (plan.h, memory.h). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/models/cost.h"
+#include "sim/models/memory.h"
+#include "sim/inputs/plan.h"
+#include "sim/inputs/plan_freq.h"
+
+#define GIB 1073741824.0
+
+int plan_physical_stages(const plan *p, int pipe)
+{
+    const plan_pipeline *pp = &p->pipes[pipe];
+    if (p->schedule != SCHED_INTERLEAVED)
+        return pp->nstages;
+    for (int k = 1; k < pp->nstages; k++)
+        if (pp->stages[k].gpus[0] == pp->stages[0].gpus[0])
+            return k;
+    return pp->nstages;
+}
+
+int plan_in_flight(const plan *p, int pipe, int k)
+{
+    const plan_pipeline *pp = &p->pipes[pipe];
+    int S = plan_physical_stages(p, pipe), m = pp->microbatches, i = k % S;
+    switch (p->schedule) {
+    case SCHED_GPIPE:
+        return m;
+    case SCHED_1F1B:
+        return S - i < m ? S - i : m;
+    case SCHED_INTERLEAVED: {
+        int v = pp->nstages / S;
+        int warm = (S - i - 1) * 2 + (v - 1) * S + 1;
+        int per_chunk = (warm + v - 1) / v;
+        return per_chunk < m ? per_chunk : m;
+    }
+    }
+    return m;
+}
+
+/* A stage's bytes on each of its GPUs, less the once-per-GPU overhead. */
+static double stage_bytes(const plan *p, const job *j, int pi, int k)
+{
+    const plan_stage *s = &p->pipes[pi].stages[k];
+    mem_terms mt;
+    memory_stage_terms(j, p->microbatch_size, s->first, s->last, s->ngpus,
+                       plan_in_flight(p, pi, k), p->dp_shard, p->npipes, &mt);
+    return memory_terms_total(&mt) - mt.overhead;
+}
+
+double plan_gpu_memory(const plan *p, const job *j, int g)
+{
+    job jb;
+    j = plan_job(p, j, &jb);
+    double mem = 0;
+    int used = 0;
+    for (int pi = 0; pi < p->npipes; pi++) {
+        const plan_pipeline *pp = &p->pipes[pi];
+        for (int k = 0; k < pp->nstages; k++) {
+            const plan_stage *s = &pp->stages[k];
+            for (int x = 0; x < s->ngpus; x++)
+                if (s->gpus[x] == g) {
+                    mem += stage_bytes(p, j, pi, k);
+                    used = 1;
+                }
+        }
+    }
+    return used ? mem + COST_RUNTIME_OVERHEAD_BYTES : 0;
+}
+
+int plan_memory_all(const plan *p, const job *j, int ngpus, double **out)
+{
+    job jb;
+    j = plan_job(p, j, &jb);
+    double *mem = calloc((size_t)(ngpus > 0 ? ngpus : 1), sizeof *mem);
+    char *used = calloc((size_t)(ngpus > 0 ? ngpus : 1), 1);
+    if (!mem || !used) {
+        free(mem);
+        free(used);
+        return -1;
+    }
+    for (int pi = 0; pi < p->npipes; pi++) {
+        const plan_pipeline *pp = &p->pipes[pi];
+        for (int k = 0; k < pp->nstages; k++) {
+            const plan_stage *s = &pp->stages[k];
+            double m = stage_bytes(p, j, pi, k);
+            for (int x = 0; x < s->ngpus; x++)
+                if (s->gpus[x] >= 0 && s->gpus[x] < ngpus) {
+                    mem[s->gpus[x]] += m;
+                    used[s->gpus[x]] = 1;
+                }
+        }
+    }
+    for (int g = 0; g < ngpus; g++)
+        mem[g] = used[g] ? mem[g] + COST_RUNTIME_OVERHEAD_BYTES : 0;
+    free(used);
+    *out = mem;
+    return 0;
+}
+
+int plan_gpus_used(const plan *p)
+{
+    int n = 0;
+    for (int pi = 0; pi < p->npipes; pi++) {
+        int S = plan_physical_stages(p, pi);
+        for (int k = 0; k < S; k++)
+            n += p->pipes[pi].stages[k].ngpus;
+    }
+    return n;
+}
+
+static int check_batch(const plan *p, const job *j, gt_err *e)
+{
+    if (p->accumulation > 0 && j->accumulation > 0 && p->accumulation != j->accumulation)
+        return gt_fail(e, "accumulation_steps is %d in the plan but %d in the job "
+                          "(--accumulation-steps)", p->accumulation, j->accumulation);
+    int k = plan_accumulation(p, j);
+    long long total = 0;
+    for (int pi = 0; pi < p->npipes; pi++)
+        total += p->pipes[pi].microbatches;
+    /* total * microbatch_size can pass 2^63 (1e5 pipelines x 1e8 microbatches
+     * x 1e6): multiply in double, exact up to 2^53, far above any int batch */
+    double seqs = (double)total * p->microbatch_size * k;
+    if (seqs != j->batch && k == 1)
+        return gt_fail(e, "microbatches add up to %lld x microbatch_size %d = %.0f sequences, "
+                          "but the job's batch is %d",
+                       total, p->microbatch_size, seqs, j->batch);
+    if (seqs != j->batch)
+        return gt_fail(e, "microbatches add up to %lld x microbatch_size %d x "
+                          "accumulation_steps %d = %.0f sequences, but the job's batch is %d",
+                       total, p->microbatch_size, k, seqs, j->batch);
+    return 0;
+}
+
+static int check_layers(const plan *p, const job *j, gt_err *e)
+{
+    int L = j->model.layers;
+    for (int pi = 0; pi < p->npipes; pi++) {
+        const plan_pipeline *pp = &p->pipes[pi];
+        int next = 0;
+        for (int k = 0; k < pp->nstages; k++) {
+            const plan_stage *s = &pp->stages[k];
+            if (s->first > next)
+                return gt_fail(e, "pipelines[%d]: layers %d..%d are missing (stage %d starts "
+                                  "at %d)", pi, next, s->first - 1, k, s->first);
+            if (s->first < next)
+                return gt_fail(e, "pipelines[%d].stages[%d]: layers [%d, %d] overlap the "
+                                  "previous stage (which ends at %d)",
+                               pi, k, s->first, s->last, next - 1);
+            next = s->last + 1;
+        }
+        if (next < L)
+            return gt_fail(e, "pipelines[%d]: layers %d..%d are missing (the model has %d "
+                              "layers)", pi, next, L - 1, L);
+        if (next > L)
+            return gt_fail(e, "pipelines[%d]: layer %d does not exist (the model has %d "
+                              "layers, 0..%d)", pi, next - 1, L, L - 1);
+    }
+    return 0;
+}
+
+static int check_stage_gpus(const plan *p, const topology *t, int pi, int k, int *owner,
+                            gt_err *e)
+{
+    const plan_stage *s = &p->pipes[pi].stages[k];
+    char name[160], other[160];
+    for (int x = 0; x < s->ngpus; x++) {
+        int g = s->gpus[x];
+        topo_gpu_name(t, g, name, sizeof name);
+        if (t->gpus[g].node != t->gpus[s->gpus[0]].node) {
+            topo_gpu_name(t, s->gpus[0], other, sizeof other);
+            return gt_fail(e, "pipelines[%d].stages[%d]: tensor-parallel GPUs must share a "
+                              "node (%s and %s do not)", pi, k, other, name);
+        }
+        if (owner[g] >= 0) {
+            int opi = owner[g] >> 16, ok = owner[g] & 0xffff;
+            return gt_fail(e, "GPU %s is used twice (pipelines[%d].stages[%d] and "
+                              "pipelines[%d].stages[%d])", name, opi, ok, pi, k);
+        }
+        owner[g] = (pi << 16) | (k & 0xffff);
+    }
+    return 0;
+}
+
+static int check_interleave(const plan *p, int pi, gt_err *e)
+{
+    const plan_pipeline *pp = &p->pipes[pi];
+    int S = plan_physical_stages(p, pi);
+    if (pp->nstages % S)
+        return gt_fail(e, "pipelines[%d]: interleaved schedule needs a multiple of %d stages "
+                          "(got %d)", pi, S, pp->nstages);
+    for (int k = S; k < pp->nstages; k++) {
+        const plan_stage *a = &pp->stages[k], *b = &pp->stages[k % S];
+        if (a->ngpus != b->ngpus || memcmp(a->gpus, b->gpus, sizeof(int) * (size_t)a->ngpus))
+            return gt_fail(e, "pipelines[%d].stages[%d]: interleaved stages must repeat the "
+                              "GPUs of stage %d", pi, k, k % S);
+    }
+    return 0;
+}
+
+static int check_gpus(const plan *p, const topology *t, gt_err *e)
+{
+    int *owner = malloc((size_t)t->ngpus * sizeof *owner);
+    if (!owner)
+        return gt_fail(e, "out of memory");
+    for (int g = 0; g < t->ngpus; g++)
+        owner[g] = -1;
+    int rc = 0;
+    for (int pi = 0; pi < p->npipes && !rc; pi++) {
+        if (p->pipes[pi].nstages > 0xffff || pi > 0x7fff) {
+            rc = gt_fail(e, "plan too large (%d pipelines)", p->npipes);
+            break;
+        }
+        if (p->schedule == SCHED_INTERLEAVED && (rc = check_interleave(p, pi, e)))
+            break;
+        int S = plan_physical_stages(p, pi);
+        for (int k = 0; k < S && !rc; k++)
+            rc = check_stage_gpus(p, t, pi, k, owner, e);
+    }
+    free(owner);
+    return rc;
+}
+
+static int check_memory(const plan *p, const topology *t, const job *j, gt_err *e)
+{
+    double *mem;
+    if (plan_memory_all(p, j, t->ngpus, &mem))
+        return gt_fail(e, "out of memory");
+    int rc = 0;
+    for (int pi = 0; pi < p->npipes && !rc; pi++) {
+        int S = plan_physical_stages(p, pi);
+        for (int k = 0; k < S; k++) {
+            const plan_stage *s = &p->pipes[pi].stages[k];
+            int g = s->gpus[0];
+            double need = mem[g], have = topo_gpu_type(t, g)->mem_bytes;
+            if (need > have && !rc) {
+                char name[160];
+                topo_gpu_name(t, g, name, sizeof name);
+                rc = gt_fail(e, "pipelines[%d].stages[%d]: GPU %s (%s) needs %.2f GiB for "
+                                "layers [%d, %d] but has %.2f GiB",
+                             pi, k, name, topo_gpu_type(t, g)->id, need / GIB, s->first,
+                             s->last, have / GIB);
+            }
+        }
+    }
+    free(mem);
+    return rc;
+}
+
+long long plan_op_count(const plan *p)
+{
+    long long n = 0;
+    for (int pi = 0; pi < p->npipes; pi++)
+        n += 2LL * p->pipes[pi].nstages * p->pipes[pi].microbatches;
+    return n;
+}
+
+/* Size first, before anything is allocated for the plan: the op count (the
+ * simulator keeps about 200 bytes per op, so PLAN_MAX_OPS stays under 1 GiB)
+ * and the interleaved schedule's microbatch rule (the workload needs it). */
+static int check_size(const plan *p, const job *j, gt_err *e)
+{
+    long long ops = plan_op_count(p), acc = plan_accumulation(p, j);
+    if (ops > PLAN_MAX_OPS / acc)
+        return gt_fail(e, "the plan has %lld ops (2 x stages x microbatches%s), over the cap of "
+                          "%d (about 200 bytes each in a replay)",
+                       ops * acc, acc > 1 ? " x accumulation steps" : "", PLAN_MAX_OPS);
+    for (int pi = 0; p->schedule == SCHED_INTERLEAVED && pi < p->npipes; pi++)
+        if (p->pipes[pi].microbatches % plan_physical_stages(p, pi))
+            return gt_fail(e, "pipelines[%d]: the interleaved schedule needs microbatches "
+                              "(%d) to be a multiple of the stages (%d)",
+                           pi, p->pipes[pi].microbatches, plan_physical_stages(p, pi));
+    return 0;
+}
+
+int plan_check(const plan *p, const topology *t, const job *j, gt_err *e)
+{
+    job jb;
+    j = plan_job(p, j, &jb);
+    if (p->npipes <= 0)
+        return gt_fail(e, "the plan has no pipelines");
+    if (p->microbatch_size <= 0)
+        return gt_fail(e, "microbatch_size must be >= 1");
+    for (int pi = 0; pi < p->npipes; pi++)
+        for (int k = 0; k < p->pipes[pi].nstages; k++)
+            for (int x = 0; x < p->pipes[pi].stages[k].ngpus; x++) {
+                int g = p->pipes[pi].stages[k].gpus[x];
+                if (g < 0 || g >= t->ngpus)
+                    return gt_fail(e, "pipelines[%d].stages[%d]: GPU index %d not in the "
+                                      "topology", pi, k, g);
+            }
+    if (p->dp_shard != SHARD_NONE && p->sync == SYNC_HIERARCHICAL)
+        return gt_fail(e, "dp_shard \"%s\" needs dp_sync \"ring\" or \"ps\" (a sharded "
+                          "sync is a reduce-scatter and all-gathers; \"hierarchical\" has no "
+                          "such split)", shard_name(p->dp_shard));
+    if (check_size(p, j, e) || check_batch(p, j, e) || check_layers(p, j, e) ||
+        check_gpus(p, t, e) || plan_freq_check(p, t, e))
+        return -1;
+    return check_memory(p, t, j, e);
+}

@@ -1,0 +1,147 @@
+/* syncgroup.c — gradient sync groups from layer ownership (syncgroup.h). */
+#include "sim/models/syncgroup.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/models/cost.h"
+#include "sim/models/dp_sync.h"
+
+/* listed stage holding layer l in pipeline pi */
+static int stage_of_layer(const plan *p, int pi, int l)
+{
+    const plan_pipeline *pp = &p->pipes[pi];
+    for (int k = 0; k < pp->nstages; k++)
+        if (pp->stages[k].first <= l && l <= pp->stages[k].last)
+            return k;
+    return -1;
+}
+
+typedef struct sg_ctx {
+    workload *w;
+    const job *j;
+    const plan *p;
+    int D, L;
+    int *owners;   /* [l*D + pi] lane holding layer l in pipeline pi */
+    int *stage;    /* [l*D + pi] listed stage holding it */
+    int *lane0;    /* first lane of each pipeline */
+    int *base;     /* first op of each pipeline */
+    int used;      /* members stored so far */
+} sg_ctx;
+
+/* Where member pi's gradients of layers [lo, ...] of its stage are ready:
+ * the stage's backward runs the head, then its layers from the last down,
+ * so they are ready once the backward FLOPs of layers [lo, last] (and the
+ * head) are done; the last microbatch of the last flush carries them. */
+static void ready_point(const sg_ctx *c, int pi, int lo, int *op, double *frac)
+{
+    const plan_pipeline *pp = &c->p->pipes[pi];
+    int k = c->stage[lo * c->D + pi];
+    const plan_stage *st = &pp->stages[k];
+    int M = pp->microbatches * c->w->accumulation, b = c->p->microbatch_size;
+    *op = c->base[pi] + (k * M + M - 1) * 2 + OP_BWD;
+    *frac = lo == st->first ? 1.0
+                            : cost_stage_bwd_flops(c->j, b, lo, st->last) /
+                                  cost_stage_bwd_flops(c->j, b, st->first, st->last);
+}
+
+/* One group of layers [lo, hi] held by the owners of lo. */
+static void add_group(sg_ctx *c, int lo, int hi)
+{
+    workload *w = c->w;
+    int D = c->D;
+    sync_group *g = &w->groups[w->ngroups++];
+    g->members = &w->group_members[c->used];
+    g->nmembers = D;
+    memcpy(g->members, &c->owners[lo * D], sizeof(int) * (size_t)D);
+    g->bytes = g->weights = 0;
+    for (int x = lo; x <= hi; x++) {
+        g->bytes += dp_grad_bytes(c->j, x, x, 1);
+        g->weights += dp_weight_bytes(c->j, x, x, 1);
+    }
+    g->bytes /= w->lanes[g->members[0]].tp;
+    g->weights /= w->lanes[g->members[0]].tp;
+    if (w->gsync == GSYNC_OVERLAP) {
+        g->ready_op = &w->group_ready_op[c->used];
+        g->ready_frac = &w->group_ready_frac[c->used];
+        for (int pi = 0; pi < D; pi++)
+            ready_point(c, pi, lo, &g->ready_op[pi], &g->ready_frac[pi]);
+    }
+    c->used += D;
+}
+
+/* Layers [l, r) share their owners. After-backward sync: one group. With
+ * overlap: buckets of whole layers of at most `cap` gradient bytes, filled
+ * from the last layer down as the backward produces them (PyTorch DDP's
+ * bucketing), never across a stage boundary of any pipeline. */
+static void add_run(sg_ctx *c, int l, int r)
+{
+    if (c->w->gsync != GSYNC_OVERLAP) {
+        add_group(c, l, r - 1);
+        return;
+    }
+    double cap = plan_bucket_bytes(c->p);
+    int hi = r - 1;
+    while (hi >= l) {
+        int lo = hi;
+        double bytes = dp_grad_bytes(c->j, hi, hi, 1);
+        while (lo > l && !memcmp(&c->stage[(lo - 1) * c->D], &c->stage[lo * c->D],
+                                 sizeof(int) * (size_t)c->D)) {
+            double more = dp_grad_bytes(c->j, lo - 1, lo - 1, 1);
+            if (bytes + more > cap)
+                break;
+            bytes += more;
+            lo--;
+        }
+        add_group(c, lo, hi);
+        hi = lo - 1;
+    }
+}
+
+int syncgroups_build(workload *w, const job *j, const plan *p, gt_err *e)
+{
+    int D = p->npipes, L = j->model.layers;
+    w->ngroups = 0;
+    if (D < 2)
+        return 0;
+    size_t cells = (size_t)L * (size_t)D;
+    sg_ctx c = {w, j, p, D, L, malloc(sizeof(int) * cells), malloc(sizeof(int) * cells),
+                malloc(sizeof(int) * (size_t)D), malloc(sizeof(int) * (size_t)D), 0};
+    w->groups = calloc((size_t)L, sizeof *w->groups);
+    w->group_members = malloc(sizeof *w->group_members * cells);
+    if (w->gsync == GSYNC_OVERLAP) {
+        w->group_ready_op = malloc(sizeof *w->group_ready_op * cells);
+        w->group_ready_frac = malloc(sizeof *w->group_ready_frac * cells);
+    }
+    int rc = 0;
+    if (!c.owners || !c.stage || !c.lane0 || !c.base || !w->groups || !w->group_members ||
+        (w->gsync == GSYNC_OVERLAP && (!w->group_ready_op || !w->group_ready_frac))) {
+        rc = gt_fail(e, "out of memory");
+        goto out;
+    }
+    for (int pi = 0, acc = 0, ops = 0; pi < D; pi++) {
+        c.lane0[pi] = acc;
+        c.base[pi] = ops;
+        acc += plan_physical_stages(p, pi);
+        ops += 2 * p->pipes[pi].nstages * p->pipes[pi].microbatches * w->accumulation;
+    }
+    for (int l = 0; l < L; l++)
+        for (int pi = 0; pi < D; pi++) {
+            int k = stage_of_layer(p, pi, l);
+            c.stage[l * D + pi] = k;
+            c.owners[l * D + pi] = k < 0 ? -1 : c.lane0[pi] + k % plan_physical_stages(p, pi);
+        }
+    for (int l = 0; l < L;) {
+        int r = l + 1;
+        while (r < L && !memcmp(&c.owners[r * D], &c.owners[l * D], sizeof(int) * (size_t)D))
+            r++;
+        add_run(&c, l, r);
+        l = r;
+    }
+out:
+    free(c.owners);
+    free(c.stage);
+    free(c.lane0);
+    free(c.base);
+    return rc;
+}

@@ -1,0 +1,91 @@
+/* timing.c — storage for op/lane/group times and the end-of-iteration
+ * bookkeeping shared by estimator and simulator (timing.h). */
+#include "sim/models/timing.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int timing_alloc(timing *tm, const workload *w, gt_err *e)
+{
+    memset(tm, 0, sizeof *tm);
+    tm->ops = calloc((size_t)(w->nops > 0 ? w->nops : 1), sizeof *tm->ops);
+    tm->lanes = calloc((size_t)(w->nlanes > 0 ? w->nlanes : 1), sizeof *tm->lanes);
+    tm->group_start = calloc((size_t)(w->ngroups > 0 ? w->ngroups : 1), sizeof(int64_t));
+    tm->group_end = calloc((size_t)(w->ngroups > 0 ? w->ngroups : 1), sizeof(int64_t));
+    if (!tm->ops || !tm->lanes || !tm->group_start || !tm->group_end) {
+        timing_free(tm);
+        return gt_fail(e, "out of memory for the timeline of %d ops", w->nops);
+    }
+    return 0;
+}
+
+void timing_free(timing *tm)
+{
+    free(tm->ops);
+    free(tm->lanes);
+    free(tm->group_start);
+    free(tm->group_end);
+    memset(tm, 0, sizeof *tm);
+}
+
+/* Length of the union of intervals [s[i], e[i]) (n is small: the groups one
+ * lane belongs to). Sorted by insertion. */
+static int64_t union_length(int64_t *s, int64_t *e, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int k = i; k > 0 && s[k] < s[k - 1]; k--) {
+            int64_t ts = s[k], te = e[k];
+            s[k] = s[k - 1];
+            e[k] = e[k - 1];
+            s[k - 1] = ts;
+            e[k - 1] = te;
+        }
+    int64_t total = 0, cs = 0, ce = -1;
+    for (int i = 0; i < n; i++) {
+        if (i == 0 || s[i] > ce) {
+            if (i > 0)
+                total += ce - cs;
+            cs = s[i];
+            ce = e[i];
+        } else if (e[i] > ce) {
+            ce = e[i];
+        }
+    }
+    if (n > 0)
+        total += ce - cs;
+    return total;
+}
+
+void timing_finish_lanes(timing *tm, const workload *w)
+{
+    int *count = calloc((size_t)(w->nlanes > 0 ? w->nlanes : 1), sizeof *count);
+    int maxg = 0;
+    for (int g = 0; g < w->ngroups; g++)
+        for (int m = 0; m < w->groups[g].nmembers; m++)
+            if (++count[w->groups[g].members[m]] > maxg)
+                maxg = count[w->groups[g].members[m]];
+    int64_t *s = malloc(sizeof *s * (size_t)(maxg + 1)), *e = malloc(sizeof *e * (size_t)(maxg + 1));
+    tm->iteration_ns = 0;
+    for (int l = 0; l < w->nlanes; l++) {
+        lane_time *lt = &tm->lanes[l];
+        int n = 0;
+        lt->sync_end = lt->bwd_end;
+        for (int g = 0; g < w->ngroups && count[l]; g++)
+            for (int m = 0; m < w->groups[g].nmembers; m++)
+                if (w->groups[g].members[m] == l) {
+                    s[n] = tm->group_start[g];
+                    e[n] = tm->group_end[g];
+                    if (e[n] > lt->sync_end)
+                        lt->sync_end = e[n];
+                    n++;
+                }
+        lt->sync_comm_ns = union_length(s, e, n);
+        lt->opt_start = lt->sync_end;
+        lt->opt_end = lt->opt_start + w->lanes[l].opt_ns;
+        if (lt->opt_end > tm->iteration_ns)
+            tm->iteration_ns = lt->opt_end;
+    }
+    free(s);
+    free(e);
+    free(count);
+}

@@ -1,0 +1,38 @@
+/* timing.h — when every op, transfer and sync happened in one iteration.
+ * Filled by the estimator and by the event simulator in the same shape, so
+ * accounting, reports and the exact-agreement test treat them alike. */
+#ifndef GT_TIMING_H
+#define GT_TIMING_H
+
+#include <stdint.h>
+#include "sim/base/error.h"
+#include "sim/models/workload.h"
+
+typedef struct op_time {
+    int64_t start, end;
+    int64_t xfer_start;   /* when the input transfer began (producer's end) */
+    int64_t arrival;      /* when the input was available */
+} op_time;
+
+typedef struct lane_time {
+    int64_t bwd_end;      /* end of the lane's last op */
+    int64_t sync_end;     /* end of the last sync group it belongs to */
+    int64_t sync_comm_ns; /* time inside sync groups (union of intervals) */
+    int64_t opt_start, opt_end;
+} lane_time;
+
+typedef struct timing {
+    op_time *ops;
+    lane_time *lanes;
+    int64_t *group_start, *group_end;
+    int64_t iteration_ns;
+    double wan_bytes;     /* bytes that crossed a WAN link */
+} timing;
+
+int timing_alloc(timing *tm, const workload *w, gt_err *e);
+void timing_free(timing *tm);
+/* After group times are known: lane sync ends, sync comm time, optimizer
+ * and the iteration end. */
+void timing_finish_lanes(timing *tm, const workload *w);
+
+#endif

@@ -1,0 +1,233 @@
+/* workload.c — op lists per GPU from a plan and a schedule (workload.h). */
+#include "sim/models/workload.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/models/cost.h"
+#include "sim/inputs/freq.h"
+#include "sim/models/syncgroup.h"
+
+/* The (kind, listed stage, microbatch) of the n-th op of physical stage i
+ * of a pipeline with S physical stages, v chunks and m microbatches. */
+typedef struct slot {
+    int kind, chunk, mb;
+} slot;
+
+static slot virtual_slot(int kind, int k, int S, int v)
+{
+    slot s;
+    s.kind = kind;
+    int c = (k / S) % v;
+    s.chunk = kind == OP_FWD ? c : v - 1 - c;
+    s.mb = (k / (S * v)) * S + k % S;
+    return s;
+}
+
+/* Fill out[0 .. 2*m*v-1] with the op order of physical stage i. */
+static void schedule_order(sched_kind sched, int i, int S, int v, int m, slot *out)
+{
+    int n = 0, total = m * v;
+    if (sched == SCHED_GPIPE) {
+        for (int j = 0; j < m; j++)
+            out[n++] = (slot){OP_FWD, 0, j};
+        for (int j = 0; j < m; j++)
+            out[n++] = (slot){OP_BWD, 0, j};
+        return;
+    }
+    int warm = sched == SCHED_1F1B ? S - i - 1 : (S - i - 1) * 2 + (v - 1) * S;
+    if (warm > total)
+        warm = total;
+    int f = 0, b = 0;
+    for (; f < warm; f++)
+        out[n++] = v == 1 ? (slot){OP_FWD, 0, f} : virtual_slot(OP_FWD, f, S, v);
+    for (; f < total; f++, b++) {
+        out[n++] = v == 1 ? (slot){OP_FWD, 0, f} : virtual_slot(OP_FWD, f, S, v);
+        out[n++] = v == 1 ? (slot){OP_BWD, 0, b} : virtual_slot(OP_BWD, b, S, v);
+    }
+    for (; b < total; b++)
+        out[n++] = v == 1 ? (slot){OP_BWD, 0, b} : virtual_slot(OP_BWD, b, S, v);
+}
+
+static int count_ops(const plan *p, int acc)
+{
+    long long n = plan_op_count(p);
+    return n > PLAN_MAX_OPS / acc ? -1 : (int)(n * acc);
+}
+
+/* Op index of (listed stage k, microbatch j, kind) inside a pipeline's block:
+ * ops of one pipeline are laid out [k][j][kind]. */
+static int op_index(int base, int m, int k, int j, int kind)
+{
+    return base + (k * m + j) * 2 + kind;
+}
+
+static void fill_pipe_ops(workload *w, const topology *t, const job *j, const plan *p, int pi,
+                          int base, int lane0)
+{
+    const plan_pipeline *pp = &p->pipes[pi];
+    int K = pp->nstages, m = pp->microbatches * w->accumulation, S = plan_physical_stages(p, pi);
+    int b = p->microbatch_size;
+    double act = cost_activation_bytes(j, b);
+    for (int k = 0; k < K; k++) {
+        const plan_stage *st = &pp->stages[k];
+        const gpu_type *g = topo_gpu_type(t, st->gpus[0]);
+        int64_t fns = cost_stage_fwd_ns(j, g, st->ngpus, b, st->first, st->last, 1.0);
+        int64_t bns = cost_stage_bwd_ns(j, g, st->ngpus, b, st->first, st->last, 1.0);
+        /* [kind][edge]: the stage's SM clocks (freq.h); the ops of the first
+         * and the last microbatch keep f_max: they fill and drain the
+         * pipeline, on its critical path at every stage */
+        int64_t dur[2][2] = {{freq_op_ns(g, fns, st->freq_fwd_mhz), fns},
+                             {freq_op_ns(g, bns, st->freq_bwd_mhz), bns}};
+        int32_t clk[2][2] = {{st->freq_fwd_mhz, 0}, {st->freq_bwd_mhz, 0}};
+        for (int mb = 0; mb < m; mb++)
+            for (int kind = 0; kind < 2; kind++) {
+                wl_op *o = &w->ops[op_index(base, m, k, mb, kind)];
+                o->pipe = pi;
+                o->stage = k;
+                o->mb = mb;
+                o->kind = kind;
+                o->lane = lane0 + k % S;
+                int edge = mb == 0 || mb == m - 1;
+                o->dur_ns = dur[kind][edge];
+                o->freq_mhz = clk[kind][edge];
+                o->next_on_lane = -1;
+                o->consumer = -1;
+                o->input = -1;
+                if (kind == OP_FWD && k > 0)
+                    o->input = op_index(base, m, k - 1, mb, OP_FWD);
+                else if (kind == OP_BWD && k < K - 1)
+                    o->input = op_index(base, m, k + 1, mb, OP_BWD);
+                else if (kind == OP_BWD)
+                    o->input = op_index(base, m, k, mb, OP_FWD);
+                o->xfer_bytes = 0;
+                if (o->input >= 0 && !(kind == OP_BWD && k == K - 1) &&
+                    pp->stages[(kind == OP_FWD ? k - 1 : k + 1)].gpus[0] != st->gpus[0])
+                    o->xfer_bytes = act;
+            }
+    }
+    for (int k = 0; k < K; k++)
+        for (int mb = 0; mb < m; mb++)
+            for (int kind = 0; kind < 2; kind++) {
+                int id = op_index(base, m, k, mb, kind);
+                if (w->ops[id].input >= 0)
+                    w->ops[w->ops[id].input].consumer = id;
+            }
+}
+
+/* Lane order: the schedule of one flush, repeated for each of the k flushes
+ * over their own microbatches (ops are laid out over all k*m of them). */
+static int link_lanes(workload *w, const plan *p, int pi, int base, int lane0, gt_err *e)
+{
+    const plan_pipeline *pp = &p->pipes[pi];
+    int K = pp->nstages, m = pp->microbatches, S = plan_physical_stages(p, pi), v = K / S;
+    int acc = w->accumulation, M = m * acc;
+    slot *order = malloc(sizeof *order * (size_t)(2 * m * v));
+    if (!order)
+        return gt_fail(e, "out of memory");
+    for (int i = 0; i < S; i++) {
+        schedule_order(p->schedule, i, S, v, m, order);
+        wl_lane *ln = &w->lanes[lane0 + i];
+        int prev = -1;
+        for (int f = 0; f < acc; f++)
+            for (int n = 0; n < 2 * m * v; n++) {
+                int id = op_index(base, M, order[n].chunk * S + i, f * m + order[n].mb,
+                                  order[n].kind);
+                if (prev < 0)
+                    ln->first_op = id;
+                else
+                    w->ops[prev].next_on_lane = id;
+                prev = id;
+            }
+        ln->nops = 2 * M * v;
+    }
+    free(order);
+    return 0;
+}
+
+/* Under ZeRO / FSDP each of the D replicas updates its 1/D of the state. */
+static void fill_lanes(workload *w, const topology *t, const job *j, const plan *p, int pi,
+                       int lane0)
+{
+    double opt_share = p->dp_shard != SHARD_NONE && p->npipes > 1 ? 1.0 / p->npipes : 1.0;
+    const plan_pipeline *pp = &p->pipes[pi];
+    int S = plan_physical_stages(p, pi);
+    for (int i = 0; i < S; i++) {
+        wl_lane *ln = &w->lanes[lane0 + i];
+        const plan_stage *st = &pp->stages[i];
+        ln->gpu = st->gpus[0];
+        ln->tp = st->ngpus;
+        ln->pipe = pi;
+        ln->params_held = 0;
+        for (int k = i; k < pp->nstages; k += S)
+            ln->params_held += cost_stage_params(&j->model, pp->stages[k].first,
+                                                 pp->stages[k].last) / st->ngpus;
+        ln->opt_ns = cost_optimizer_ns(topo_gpu_type(t, ln->gpu),
+                                       opt_share == 1.0 ? ln->params_held
+                                                        : ln->params_held * opt_share);
+        for (int x = 0; x < st->ngpus; x++)
+            w->lane_of_gpu[st->gpus[x]] = lane0 + i;
+    }
+}
+
+int workload_build(workload *w, const topology *t, const job *j, const plan *p, gt_err *e)
+{
+    memset(w, 0, sizeof *w);
+    w->accumulation = plan_accumulation(p, j);
+    w->shard = p->dp_shard;
+    w->gsync = p->grad_sync;
+    int nops = count_ops(p, w->accumulation);
+    if (nops < 0)
+        return gt_fail(e, "plan too large to simulate (over %d ops; plan_check says why)", PLAN_MAX_OPS);
+    int nlanes = 0;
+    for (int pi = 0; pi < p->npipes; pi++)
+        nlanes += plan_physical_stages(p, pi);
+    w->ops = malloc(sizeof *w->ops * (size_t)(nops > 0 ? nops : 1));
+    w->lanes = calloc((size_t)nlanes, sizeof *w->lanes);
+    w->lane_of_gpu = malloc(sizeof *w->lane_of_gpu * (size_t)t->ngpus);
+    if (!w->ops || !w->lanes || !w->lane_of_gpu) {
+        workload_free(w);
+        return gt_fail(e, "out of memory for %d ops", nops);
+    }
+    for (int g = 0; g < t->ngpus; g++)
+        w->lane_of_gpu[g] = -1;
+    w->nops = nops;
+    w->nlanes = nlanes;
+    int base = 0, lane0 = 0;
+    for (int pi = 0; pi < p->npipes; pi++) {
+        const plan_pipeline *pp = &p->pipes[pi];
+        if (p->schedule == SCHED_INTERLEAVED && pp->microbatches % plan_physical_stages(p, pi)) {
+            workload_free(w);
+            return gt_fail(e, "pipelines[%d]: the interleaved schedule needs microbatches "
+                              "(%d) to be a multiple of the stages (%d)",
+                           pi, pp->microbatches, plan_physical_stages(p, pi));
+        }
+        fill_pipe_ops(w, t, j, p, pi, base, lane0);
+        fill_lanes(w, t, j, p, pi, lane0);
+        if (link_lanes(w, p, pi, base, lane0, e)) {
+            workload_free(w);
+            return -1;
+        }
+        base += 2 * pp->nstages * pp->microbatches * w->accumulation;
+        lane0 += plan_physical_stages(p, pi);
+    }
+    w->tokens = (double)j->batch * j->seq;
+    w->flops = cost_iteration_flops(j);
+    if (syncgroups_build(w, j, p, e)) {
+        workload_free(w);
+        return -1;
+    }
+    return 0;
+}
+
+void workload_free(workload *w)
+{
+    free(w->ops);
+    free(w->lanes);
+    free(w->lane_of_gpu);
+    free(w->groups);
+    free(w->group_members);
+    free(w->group_ready_op);
+    free(w->group_ready_frac);
+    memset(w, 0, sizeof *w);
+}

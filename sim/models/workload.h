@@ -1,0 +1,80 @@
+/* workload.h — a plan turned into ops: per GPU ("lane"), the ordered list of
+ * forward and backward ops the schedule prescribes, each with its duration
+ * and the op whose output it waits for.
+ *
+ * Both the estimator and the event simulator replay this same list, which
+ * is why they agree exactly when no link is shared. Schedules:
+ *   gpipe        all forwards, then all backwards (B0 first)
+ *   1f1b         PipeDream-flush: min(S-i-1, m) warm-up forwards, then one
+ *                forward / one backward, then the remaining backwards
+ *   interleaved  Megatron-LM's interleaved 1F1B over v chunks per GPU
+ *                (needs m to be a multiple of S)
+ * With gradient accumulation (k flushes per optimizer step) each lane runs
+ * its schedule k times in a row over microbatches f*m .. f*m+m-1 of flush f;
+ * the sync follows the last flush. */
+#ifndef GT_WORKLOAD_H
+#define GT_WORKLOAD_H
+
+#include <stdint.h>
+#include "sim/inputs/job.h"
+#include "sim/inputs/plan.h"
+#include "sim/inputs/topology.h"
+
+typedef enum { OP_FWD = 0, OP_BWD = 1 } op_kind;
+
+typedef struct wl_op {
+    int32_t pipe, stage, mb;  /* stage = listed stage index (chunk*S + i) */
+    int32_t kind;
+    int32_t lane;             /* index into workload.lanes */
+    int32_t next_on_lane;     /* -1 at the end */
+    int32_t input;            /* op whose output this op needs, -1 if none */
+    int32_t consumer;         /* the op that needs this op's output, -1 */
+    int64_t dur_ns;           /* at the op's SM clock */
+    int32_t freq_mhz;         /* SM clock of the op, 0 = maximum (freq.h) */
+    double xfer_bytes;        /* bytes of the transfer from `input` (0: same GPU) */
+} wl_op;
+
+typedef struct wl_lane {
+    int gpu;                  /* representative GPU (first of a TP stage) */
+    int tp;                   /* GPUs of the stage */
+    int pipe;
+    int first_op;             /* first op in lane order */
+    int nops;
+    double params_held;       /* per GPU, for the optimizer and memory */
+    int64_t opt_ns;           /* optimizer step duration */
+} wl_lane;
+
+typedef struct sync_group {
+    int nmembers;
+    int *members;             /* lane indices, in plan order */
+    double bytes;             /* gradient bytes each member holds for this group */
+    double weights;           /* bytes of its 2-byte working weights (sharded sync) */
+    /* Overlapped sync only (else NULL): member m's gradients are ready
+     * ready_frac[m] of the way through op ready_op[m] (its last backward). */
+    int *ready_op;
+    double *ready_frac;
+} sync_group;
+
+typedef struct workload {
+    wl_op *ops;
+    int nops;
+    wl_lane *lanes;
+    int nlanes;
+    int *lane_of_gpu;         /* topology GPU -> lane, -1 when unused */
+    sync_group *groups;
+    int ngroups;
+    int *group_members;       /* storage for groups[].members */
+    int *group_ready_op;      /* storage for groups[].ready_op (overlap) */
+    double *group_ready_frac; /* storage for groups[].ready_frac (overlap) */
+    shard_kind shard;         /* the plan's dp_shard (collective.c) */
+    gsync_kind gsync;         /* the plan's grad_sync */
+    int accumulation;         /* pipeline flushes per optimizer step */
+    double tokens;            /* tokens per iteration */
+    double flops;             /* model FLOPs per iteration */
+} workload;
+
+/* Build the op lists of a checked plan (plan_check first). */
+int workload_build(workload *w, const topology *t, const job *j, const plan *p, gt_err *e);
+void workload_free(workload *w);
+
+#endif
