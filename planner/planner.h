@@ -63,8 +63,9 @@ const planner_def *planner_find(const char *name);
 const planner_def *planner_all(int *n);
 
 /* Run row d (planner.c): its seed planners (planner_seeds_run), then
- * d->run(d->cfg, ...) with their plans in o->seeds. Every caller runs a
- * planner this way; o->seeds of the caller is replaced. */
+ * d->run(d->cfg, ...) with their plans in a copy of o (seeds the caller's
+ * o may carry are not passed on; o itself is left as it is). Every caller
+ * runs a planner this way. */
 int planner_plan(const planner_def *d, const topology *t, const job *j, const planner_opts *o,
                  plan *out, planner_stats *st, gt_err *e);
 
