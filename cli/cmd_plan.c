@@ -165,10 +165,10 @@ static int parse_args(plan_args *a, int argc, char **argv)
                                        "give one budget");
     if (a->migrate_every && !a->islands)
         return cli_usage_error("plan", "--migrate-every needs --islands K");
-    if (a->islands && !memetic_config(a->planner))
+    if (a->islands && !memetic_config(planner_find(a->planner)))
         return cli_usage_error("plan", "--islands needs --planner memetic (or a memetic "
                                        "ablation), not '%s'", a->planner);
-    if (a->freq && (!memetic_config(a->planner) || a->islands || !freq_finish_applies(a->objective)))
+    if (a->freq && (!memetic_config(planner_find(a->planner)) || a->islands || !freq_finish_applies(a->objective)))
         return cli_usage_error("plan", "--freq needs the memetic planner (no --islands) and the "
                                        "objective energy, weighted:W, energy-within:X or pareto");
     if (!a->c.topo_path || !a->c.model_arg || !a->out)
@@ -418,7 +418,7 @@ static int run_single(const topology *t, const job *j, const planner_def *pd,
     gt_err e;
     memset(&st, 0, sizeof st);
     e.msg[0] = '\0';
-    if (pd->run(t, j, o, &p, &st, &e)) {
+    if (planner_plan(pd, t, j, o, &p, &st, &e)) {
         if (cli_signals_caught()) {
             fprintf(stderr, "interrupted before any plan was found\n");
             return cli_signals_exit_code();
@@ -435,7 +435,7 @@ static int run_single(const topology *t, const job *j, const planner_def *pd,
 /* `--islands K`: the island model over the MPI ranks (or one process); rank 0
  * writes the plan, the other ranks only search. */
 static int run_islands(const topology *t, const job *j, const plan_args *a,
-                       const planner_opts *o, const objective *obj)
+                       const planner_def *pd, const planner_opts *o, const objective *obj)
 {
     gt_par par;
     gt_err e;
@@ -447,13 +447,22 @@ static int run_islands(const topology *t, const job *j, const plan_args *a,
         return cli_usage_error("plan", "started by mpirun with %d ranks, but this geotrain "
                                        "was built without MPI (make MPI=1)", par.foreign_size);
     }
-    island_cfg ic = {(int)a->islands, (int)a->migrate_every, 0, 0, o->generations,
-                     o->budget_s, o->stop};
+    /* the seed planners first, as planner_plan would: every rank gets the
+     * same seeds */
+    planner_opts os = *o;
+    if (planner_seeds_run(pd, t, j, &os)) {
+        gt_par_end(&par);
+        gt_fail(&e, "out of memory");
+        return cli_input_error(&e);
+    }
+    island_cfg ic = {(int)a->islands, (int)a->migrate_every, 0, 0, os.generations,
+                     os.budget_s, os.stop};
     plan p;
     planner_stats st;
     island_report rep;
     memset(&st, 0, sizeof st);
-    int rc = memetic_islands(&par, t, j, o, memetic_config(a->planner), &ic, &p, &st, &rep, &e);
+    int rc = memetic_islands(&par, t, j, &os, memetic_config(pd), &ic, &p, &st, &rep, &e);
+    planner_seeds_free(&os);
     if (rc) {
         rc = cli_signals_caught() ? cli_signals_exit_code() : cli_input_error(&e);
     } else if (rep.have_plan) {
@@ -484,7 +493,7 @@ int cmd_plan(int argc, char **argv)
     if (cli_load_topology(&a.c, &t, &e))
         return cli_input_error(&e);
     planner_opts o = {a.objective, (uint64_t)a.seed, a.budget_s, (int)a.generations,
-                      (int)a.threads, !a.quiet, 0, NULL};
+                      (int)a.threads, !a.quiet, 0, NULL, NULL, 0};
     cli_signals sig;
     o.stop = cli_signals_catch(&sig);
     if (a.islands && (obj.kind == OBJ_PARETO || objective_needs_fastest(&obj))) {
@@ -493,7 +502,7 @@ int cmd_plan(int argc, char **argv)
                                        "weighted:W, carbon and cost (not %s)", a.objective);
     }
     if (a.islands)
-        rc = run_islands(&t, &j, &a, &o, &obj);
+        rc = run_islands(&t, &j, &a, pd, &o, &obj);
     else if (obj.kind == OBJ_PARETO)
         rc = run_front(&t, &j, &o, pd->name, a.out, a.freq);
     else

@@ -162,9 +162,10 @@ static int exact_degree(void *vctx, const topology *t, const tp_view *v, const p
     return rc;
 }
 
-int planner_exact(const topology *t, const job *j, const planner_opts *o, plan *out,
-                  planner_stats *st, gt_err *e)
+int planner_exact(const void *cfg, const topology *t, const job *j, const planner_opts *o,
+                  plan *out, planner_stats *st, gt_err *e)
 {
+    (void)cfg;
     const char *objtext = o->objective ? o->objective : "time";
     if (!strcmp(objtext, "pareto")) { /* single-plan interface: the fastest of the front */
         pareto_front f;

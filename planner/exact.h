@@ -62,8 +62,9 @@
 #define EXACT_MAX_SIMS 5000
 #define EXACT_MAX_SIMS_TEXT "5000" /* the same, for messages */
 
-int planner_exact(const topology *t, const job *j, const planner_opts *o, plan *out,
-                  planner_stats *st, gt_err *e);
+/* The registry entry (no configuration: cfg is unused). */
+int planner_exact(const void *cfg, const topology *t, const job *j, const planner_opts *o,
+                  plan *out, planner_stats *st, gt_err *e);
 /* objective "pareto": the exact front over the search space (estimates),
  * replayed by the simulator. */
 int exact_front(const topology *t, const job *j, const planner_opts *o, pareto_front *out,

@@ -1,5 +1,6 @@
 /* memetic.c — the memetic planner (memetic.h): finalists, phases, the
- * planner over tensor-parallel degrees, pareto and the registry entries;
+ * planner over tensor-parallel degrees, pareto, and the configurations of
+ * the registry's rows (the planner and its ablations) with their one entry;
  * the search itself is in memetic_search.c, the island model in
  * memetic_islands.c, operators in operators.c, local search in
  * local_search.c, the genome in encoding.c. */
@@ -315,14 +316,12 @@ int memetic_run(const topology *t, const job *j, const planner_opts *o, const me
     if (cfg->enc.tp) /* already a unit view: search it as it is */
         return run_view(t, j, o, cfg, out, st, e);
     memetic_cfg c = *cfg;
-    planner_opts od = *o;
-    if (seed_plans_run(t, j, &c, &od))
-        return gt_fail(e, "out of memory");
+    c.seed_plans = o->seeds;
+    c.nseed_plans = o->nseeds;
     plain_ctx ctx = {j, &c};
-    int rc = tp_search(t, j, &od, false, plain_degree, &ctx, out, st, e);
+    int rc = tp_search(t, j, o, false, plain_degree, &ctx, out, st, e);
     if (!rc && out->npipes > 0 && !strcmp(cfg->name, "memetic"))
         rc = seed_plans_final(t, j, o, &c, out, st) ? gt_fail(e, "out of memory") : 0;
-    seed_plans_free(&c);
     if (rc)
         return -1;
     return out->npipes > 0 ? 0 : gt_fail(e, "no feasible plan found");
@@ -335,18 +334,18 @@ int memetic_front(const topology *t, const job *j, const planner_opts *o, pareto
 {
     static const double W[] = {1.0, 0.8, 0.6, 0.4, 0.2, 0.0};
     const int nw = (int)(sizeof W / sizeof *W);
-    memetic_cfg cfg = {"memetic", {ENC_CUT_DP, false, NULL}, true, false, NULL, 0};
+    const memetic_cfg *cfg = &MEMETIC_CFG;
     enc_problem pr;
     objective obj;
     genome ref;
     pareto_archive arch;
     e->msg[0] = '\0';
     memset(out, 0, sizeof *out);
-    if (ma_prepare(t, j, &cfg, "weighted:1", &pr, &obj, &ref, e))
+    if (ma_prepare(t, j, cfg, "weighted:1", &pr, &obj, &ref, e))
         return -1;
     search s;
     memset(&s, 0, sizeof s);
-    int rc = pareto_init(&arch, MA_ARCHIVE, pr.N) || ma_search_init(&s, &pr, o, &cfg, &obj)
+    int rc = pareto_init(&arch, MA_ARCHIVE, pr.N) || ma_search_init(&s, &pr, o, cfg, &obj)
                  ? gt_fail(e, "out of memory")
                  : 0;
     s.arch = &arch;
@@ -379,49 +378,23 @@ int memetic_front(const topology *t, const job *j, const planner_opts *o, pareto
 
 /* --- registry entries ------------------------------------------------------------------------ */
 
-static const memetic_cfg CONFIGS[] = {
-    {"memetic", {ENC_CUT_DP, false, NULL}, true, false, NULL, 0},
-    {"memetic-nols", {ENC_CUT_SPEED, false, NULL}, false, false, NULL, 0},
-    {"memetic-all-gpus", {ENC_CUT_DP, true, NULL}, true, false, NULL, 0},
-    {"memetic-uniform", {ENC_CUT_UNIFORM, false, NULL}, true, false, NULL, 0},
-    {"memetic-plainx", {ENC_CUT_DP, false, NULL}, true, true, NULL, 0},
-};
+const memetic_cfg MEMETIC_CFG = {"memetic", {ENC_CUT_DP, false, NULL}, true, false, NULL, 0};
+const memetic_cfg MEMETIC_NOLS_CFG = {"memetic-nols", {ENC_CUT_SPEED, false, NULL}, false, false,
+                                      NULL, 0};
+const memetic_cfg MEMETIC_ALL_GPUS_CFG = {"memetic-all-gpus", {ENC_CUT_DP, true, NULL}, true,
+                                          false, NULL, 0};
+const memetic_cfg MEMETIC_UNIFORM_CFG = {"memetic-uniform", {ENC_CUT_UNIFORM, false, NULL}, true,
+                                         false, NULL, 0};
+const memetic_cfg MEMETIC_PLAINX_CFG = {"memetic-plainx", {ENC_CUT_DP, false, NULL}, true, true,
+                                        NULL, 0};
 
-const memetic_cfg *memetic_config(const char *planner)
+const memetic_cfg *memetic_config(const planner_def *d)
 {
-    for (size_t i = 0; i < sizeof CONFIGS / sizeof *CONFIGS; i++)
-        if (!strcmp(CONFIGS[i].name, planner))
-            return &CONFIGS[i];
-    return NULL;
+    return d && d->run == planner_memetic ? d->cfg : NULL;
 }
 
-int planner_memetic(const topology *t, const job *j, const planner_opts *o, plan *out,
-                    planner_stats *st, gt_err *e)
+int planner_memetic(const void *cfg, const topology *t, const job *j, const planner_opts *o,
+                    plan *out, planner_stats *st, gt_err *e)
 {
-    return memetic_run(t, j, o, &CONFIGS[0], out, st, e);
+    return memetic_run(t, j, o, cfg, out, st, e);
 }
-
-int planner_memetic_nols(const topology *t, const job *j, const planner_opts *o, plan *out,
-                         planner_stats *st, gt_err *e)
-{
-    return memetic_run(t, j, o, &CONFIGS[1], out, st, e);
-}
-
-int planner_memetic_all_gpus(const topology *t, const job *j, const planner_opts *o, plan *out,
-                             planner_stats *st, gt_err *e)
-{
-    return memetic_run(t, j, o, &CONFIGS[2], out, st, e);
-}
-
-int planner_memetic_uniform(const topology *t, const job *j, const planner_opts *o, plan *out,
-                            planner_stats *st, gt_err *e)
-{
-    return memetic_run(t, j, o, &CONFIGS[3], out, st, e);
-}
-
-int planner_memetic_plainx(const topology *t, const job *j, const planner_opts *o, plan *out,
-                           planner_stats *st, gt_err *e)
-{
-    return memetic_run(t, j, o, &CONFIGS[4], out, st, e);
-}
-

@@ -35,25 +35,28 @@ typedef struct memetic_cfg {
     enc_cfg enc;           /* cut rule, all-GPUs */
     bool local_search;     /* LS2-LS4 */
     bool plain_crossover;  /* order crossover on the permutation instead */
-    const plan *seed_plans; /* other planners' plans to seed from (memetic_run fills it) */
+    const plan *seed_plans; /* other planners' plans to seed from (memetic_run copies
+                               them from planner_opts.seeds) */
     int nseed_plans;
 } memetic_cfg;
 
-/* The registry entry points. */
-int planner_memetic(const topology *t, const job *j, const planner_opts *o, plan *out,
-                    planner_stats *st, gt_err *e);
-int planner_memetic_nols(const topology *t, const job *j, const planner_opts *o, plan *out,
-                         planner_stats *st, gt_err *e);
-int planner_memetic_all_gpus(const topology *t, const job *j, const planner_opts *o, plan *out,
-                             planner_stats *st, gt_err *e);
-int planner_memetic_uniform(const topology *t, const job *j, const planner_opts *o, plan *out,
-                            planner_stats *st, gt_err *e);
-int planner_memetic_plainx(const topology *t, const job *j, const planner_opts *o, plan *out,
-                           planner_stats *st, gt_err *e);
+/* The registry entry point: cfg is a memetic_cfg, one of those below (the
+ * planner and its ablations, rows of planner/registry.c). The plans in
+ * o->seeds (the caller's: planner_plan) seed the population and, for
+ * "memetic", stand as finalists (seed_plans.h). */
+int planner_memetic(const void *cfg, const topology *t, const job *j, const planner_opts *o,
+                    plan *out, planner_stats *st, gt_err *e);
+extern const memetic_cfg MEMETIC_CFG;          /* "memetic" */
+extern const memetic_cfg MEMETIC_NOLS_CFG;     /* no local search, speed-proportional cuts */
+extern const memetic_cfg MEMETIC_ALL_GPUS_CFG; /* no GPU selection */
+extern const memetic_cfg MEMETIC_UNIFORM_CFG;  /* uniform layer cuts */
+extern const memetic_cfg MEMETIC_PLAINX_CFG;   /* plain order crossover */
 
-/* The configuration of "memetic" or one of its ablations, or NULL. */
-const memetic_cfg *memetic_config(const char *planner);
+/* The configuration of row d when it is "memetic" or one of its ablations,
+ * else NULL. */
+const memetic_cfg *memetic_config(const planner_def *d);
 
+/* The planner with cfg, seeded with o->seeds. */
 int memetic_run(const topology *t, const job *j, const planner_opts *o, const memetic_cfg *cfg,
                 plan *out, planner_stats *st, gt_err *e);
 /* objective "pareto": the simulated front (out->n >= 1 on success). */
@@ -62,7 +65,8 @@ int memetic_front(const topology *t, const job *j, const planner_opts *o, pareto
 
 /* The island model of islands.h over the process group `par` (NULL: one
  * process): K memetic searches, island i seeded with seed + 7919 i, so one
- * island is the plain planner. Objectives time, energy, weighted, carbon and
+ * island is the plain planner (with the plans in o->seeds, which the caller
+ * runs: planner_seeds_run). Objectives time, energy, weighted, carbon and
  * cost (energy-within and pareto are refused). */
 struct gt_par;
 struct island_cfg;

@@ -183,17 +183,16 @@ int memetic_islands(const gt_par *par, const topology *t, const job *j, const pl
     memset(rep, 0, sizeof *rep);
     memset(out, 0, sizeof *out);
     memetic_cfg c = *cfg;
+    c.seed_plans = o->seeds;
+    c.nseed_plans = o->nseeds;
     planner_opts od = *o;
     if (icfg->budget_s > 0)
         od.budget_s = icfg->budget_s;
-    if (seed_plans_run(t, j, &c, &od))
-        return gt_fail(e, "out of memory");
     islands_ctx x = {par, j, &c, icfg, rep};
     int rc = tp_search(t, j, &od, false, islands_degree, &x, out, st, e);
     /* every rank has the same seeds and replays them alike: same decision */
     if (!rc && out->npipes > 0 && !strcmp(cfg->name, "memetic"))
         rc = seed_plans_final(t, j, o, &c, out, st) ? gt_fail(e, "out of memory") : 0;
-    seed_plans_free(&c);
     if (rc)
         return -1;
     rep->have_plan = out->npipes > 0;

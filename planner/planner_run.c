@@ -52,7 +52,7 @@ void planner_run_replay(const planner_def *d, const topology *t, const job *j,
     memset(&p, 0, sizeof p);
     gt_err e = {{0}};
     double t0 = planner_run_clock();
-    int rc = d->run(t, j, o, &p, &r->st, &e);
+    int rc = planner_plan(d, t, j, o, &p, &r->st, &e);
     r->plan_s = planner_run_clock() - t0;
     /* read now: a stop that comes during the replay leaves the plan whole */
     r->stopped = o->stop && *o->stop;

@@ -3,22 +3,18 @@
  * they are, stand as finalists against its winner, so that `memetic` is
  * never worse on the simulated objective than the baselines it runs.
  *
- * The baselines run are metis, greedy, megatron, atlas and megatron-random
- * (the fast ones),
- * on the real topology, with the job as given and within a quarter of a
- * time budget. A seed enters the search as a genome (enc_from_plan: the
- * decoder then re-cuts its layers and re-splits its microbatches); the plan
- * itself, with the baseline's own cuts (Megatron's 12/12 where LS1 would cut
- * 13/11, say), is what seed_plans_final replays. */
+ * The caller runs the seed planners (planner_plan: those the registry row
+ * names, the fast baselines for "memetic") on the real topology, with the
+ * job as given and within a quarter of a time budget, and hands their plans
+ * in (planner_opts.seeds, which memetic_run copies into memetic_cfg). A seed
+ * enters the search as a genome (enc_from_plan: the decoder then re-cuts its
+ * layers and re-splits its microbatches); the plan itself, with the
+ * baseline's own cuts (Megatron's 12/12 where LS1 would cut 13/11, say), is
+ * what seed_plans_final replays. */
 #ifndef GT_SEED_PLANS_H
 #define GT_SEED_PLANS_H
 
 #include "memetic.h"
-
-/* Fill c->seed_plans (not for the all-GPUs ablation, whose grids are fixed);
- * the baselines' time comes out of o->budget_s. -1 when out of memory. */
-int seed_plans_run(const topology *t, const job *j, memetic_cfg *c, planner_opts *o);
-void seed_plans_free(memetic_cfg *c);
 
 /* Replay every seed plan that uses no memory option of its own (plan.h)
  * and, when one's simulated objective beats st->objective_value, make it

@@ -92,12 +92,12 @@ static void bench_exact(const topogen_data *d)
         if (make_pool(d, n, 3, 2, "h100:1,a100:1,v100:1,t4:1", &t) ||
             make_job("gpt3_350m", 16, &j))
             return;
-        planner_opts o = {"time", 1, 60, 0, 1, false, 0, NULL}; /* one core */
+        planner_opts o = {"time", 1, 60, 0, 1, false, 0, NULL, NULL, 0}; /* one core */
         plan p;
         planner_stats st;
         gt_err e;
         double t0 = now_s();
-        int rc = planner_exact(&t, &j, &o, &p, &st, &e);
+        int rc = planner_exact(NULL, &t, &j, &o, &p, &st, &e);
         double el = now_s() - t0;
         if (rc) {
             printf("  %5d refused or failed after %.2f s: %.160s\n", n, el, e.msg);
@@ -126,12 +126,12 @@ static void bench_exact(const topogen_data *d)
         if (make_pool(d, goal[i].gpus, goal[i].sites, goal[i].node, goal[i].mix, &t) ||
             make_job("gpt3_350m", 16, &j))
             return;
-        planner_opts o = {"time", 1, 60, 0, 1, false, 0, NULL}; /* one core */
+        planner_opts o = {"time", 1, 60, 0, 1, false, 0, NULL, NULL, 0}; /* one core */
         plan p;
         planner_stats st;
         gt_err e;
         double t0 = now_s();
-        int rc = planner_exact(&t, &j, &o, &p, &st, &e);
+        int rc = planner_exact(NULL, &t, &j, &o, &p, &st, &e);
         double el = now_s() - t0;
         printf("  goal %d GPUs (%d sites, nodes of %d, %s): %.2f s: %.200s\n", goal[i].gpus,
                goal[i].sites, goal[i].node, goal[i].mix, el, rc ? e.msg : st.note);
@@ -154,9 +154,9 @@ typedef struct msize {
 
 static int run_memetic(const topology *t, const job *j, double budget, plan *p, planner_stats *st)
 {
-    planner_opts o = {"time", 1, budget, 0, 0, false, 0, NULL};
+    planner_opts o = {"time", 1, budget, 0, 0, false, 0, NULL, NULL, 0};
     gt_err e;
-    if (planner_memetic(t, j, &o, p, st, &e)) {
+    if (planner_plan(planner_find("memetic"), t, j, &o, p, st, &e)) {
         printf("  failed: %s\n", e.msg);
         return -1;
     }

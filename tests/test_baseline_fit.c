@@ -53,7 +53,7 @@ static int run(const char *name, const topology *t, const job *j, plan *p, plann
     assert_non_null(d);
     planner_opts o = {.objective = "time", .seed = 1};
     memset(st, 0, sizeof *st);
-    return d->run(t, j, &o, p, st, e);
+    return planner_plan(d, t, j, &o, p, st, e);
 }
 
 /* Same GPUs, stages, layers and microbatches. */

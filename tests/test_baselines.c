@@ -47,7 +47,7 @@ static void run_planner(const char *name, const topology *t, const job *j, uint6
     assert_true(d->baseline);
     planner_opts o = {.objective = "time", .seed = seed, .generations = generations};
     gt_err e;
-    if (d->run(t, j, &o, p, st, &e)) {
+    if (planner_plan(d, t, j, &o, p, st, &e)) {
         print_message("%s: %s\n", name, e.msg);
         fail();
     }

@@ -1,5 +1,5 @@
 /* test_dominance.c — the memetic planner is never worse than the baselines
- * it runs as seeds (planner/seed_plans.h: metis, greedy, megatron, atlas,
+ * it runs as seeds (planner/registry.c: metis, greedy, megatron, atlas,
  * megatron-random) nor than its own ablations (memetic-uniform,
  * memetic-plainx, memetic-nols, memetic-all-gpus: planner/registry.c) at the
  * same seed and generation count, on the simulated objective, on pools it
@@ -101,15 +101,15 @@ static void memetic_never_behind(void **state)
             make_pool(&d, &POOLS[pc], 1 + pc, &t);
             job_defaults(&j, &m);
             j.batch = 32;
-            planner_opts o = {obj ? "energy" : "time", 1, 0, GENS, 0, false, 0, NULL};
+            planner_opts o = {obj ? "energy" : "time", 1, 0, GENS, 0, false, 0, NULL, NULL, 0};
             plan pm;
             planner_stats sm;
-            assert_int_equal(planner_find("memetic")->run(&t, &j, &o, &pm, &sm, &e), 0);
+            assert_int_equal(planner_plan(planner_find("memetic"), &t, &j, &o, &pm, &sm, &e), 0);
             double vm = replay(&t, &j, &pm, obj);
             for (int b = 0; b < NBASE; b++) {
                 plan pb;
                 planner_stats sb;
-                if (planner_find(BASELINES[b])->run(&t, &j, &o, &pb, &sb, &e))
+                if (planner_plan(planner_find(BASELINES[b]), &t, &j, &o, &pb, &sb, &e))
                     continue; /* no plan: nothing to beat */
                 if (!pb.recompute_full && !(pb.opt_bytes_per_param > 0)) {
                     double vb = replay(&t, &j, &pb, obj);

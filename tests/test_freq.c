@@ -327,10 +327,10 @@ static void test_bad_clock(void **state)
 
 static const plan *stub_plan; /* what the stub planner returns */
 
-static int stub_planner(const topology *t, const job *j, const planner_opts *o, plan *out,
-                        planner_stats *st, gt_err *e)
+static int stub_planner(const void *cfg, const topology *t, const job *j, const planner_opts *o,
+                        plan *out, planner_stats *st, gt_err *e)
 {
-    (void)t, (void)j, (void)o, (void)e;
+    (void)cfg, (void)t, (void)j, (void)o, (void)e;
     snprintf(st->note, sizeof st->note, "stub");
     return plan_copy(out, stub_plan);
 }
@@ -346,7 +346,7 @@ static void test_run_freq(void **state)
     load(&w, 11, "", "");
     w.t.types[w.t.gpus[0].type].link_bw = 1e30;
     stub_plan = &w.p;
-    planner_def d = {"stub", stub_planner, "test", true};
+    planner_def d = {"stub", stub_planner, "test", true, NULL, NULL};
     planner_opts po = {.objective = "energy", .seed = 3};
     planner_run r;
     sim_result fmax;

@@ -474,10 +474,10 @@ static void case2_split(void **state)
     job_defaults(&j, &m);
     j.batch = 1024;
     j.recompute = RECOMPUTE_FULL;
-    planner_opts o = {"time", 1, 0, 0, 1, false, 0, NULL};
+    planner_opts o = {"time", 1, 0, 0, 1, false, 0, NULL, NULL, 0};
     plan pm;
     planner_stats st;
-    assert_int_equal(planner_find("megatron")->run(&t, &j, &o, &pm, &st, &e), 0);
+    assert_int_equal(planner_plan(planner_find("megatron"), &t, &j, &o, &pm, &st, &e), 0);
     assert_int_equal(pm.pipes[0].nstages, 2);
     enc_problem pj, pl;
     enc_cfg ls1 = {ENC_CUT_MINMAX, false, NULL};

@@ -178,17 +178,17 @@ static void memetic_finds_exact(void **state)
              * fastest plan its time window is relative to: give it three
              * times the budget so that phase has what "time" has */
             int gens = strncmp(OBJECTIVES[o], "energy-within", 13) ? TEST_GENS : 3 * TEST_GENS;
-            planner_opts opts = {OBJECTIVES[o], 1, 0, gens, 2, false, 0, NULL};
+            planner_opts opts = {OBJECTIVES[o], 1, 0, gens, 2, false, 0, NULL, NULL, 0};
             plan px, pm;
             planner_stats sx, sm;
             gt_err e;
             double t0 = now_s();
-            int rx = planner_exact(&t, &j, &opts, &px, &sx, &e);
+            int rx = planner_exact(NULL, &t, &j, &opts, &px, &sx, &e);
             if (rx)
                 fprintf(stderr, "instance %d %s: exact: %s\n", i, OBJECTIVES[o], e.msg);
             assert_int_equal(rx, 0);
             double t1 = now_s();
-            assert_int_equal(planner_memetic(&t, &j, &opts, &pm, &sm, &e), 0);
+            assert_int_equal(planner_plan(planner_find("memetic"), &t, &j, &opts, &pm, &sm, &e), 0);
             t_exact += t1 - t0;
             t_ma += now_s() - t1;
             check_plan(&t, &j, &pm);
@@ -244,10 +244,10 @@ static void same_plan_any_threads(void **state)
         char *txt[2];
         double val[2];
         for (int th = 1; th <= 2; th++) {
-            planner_opts opts = {objs[o], 7, 0, 6, th, false, 0, NULL};
+            planner_opts opts = {objs[o], 7, 0, 6, th, false, 0, NULL, NULL, 0};
             plan p;
             planner_stats st;
-            assert_int_equal(planner_memetic(&t, &j, &opts, &p, &st, &e), 0);
+            assert_int_equal(planner_plan(planner_find("memetic"), &t, &j, &opts, &p, &st, &e), 0);
             check_plan(&t, &j, &p);
             txt[th - 1] = plan_text(&t, &p);
             val[th - 1] = st.objective_value;
@@ -322,10 +322,10 @@ static void islands_one_is_plain(void **state)
     job j;
     gt_err e;
     load_us_hetero(&t, &j);
-    planner_opts opts = {"time", 3, 0, 20, 1, false, 0, NULL};
+    planner_opts opts = {"time", 3, 0, 20, 1, false, 0, NULL, NULL, 0};
     plan plain;
     planner_stats sp;
-    assert_int_equal(planner_memetic(&t, &j, &opts, &plain, &sp, &e), 0);
+    assert_int_equal(planner_plan(planner_find("memetic"), &t, &j, &opts, &plain, &sp, &e), 0);
     char *txt[3];
     txt[0] = plan_text(&t, &plain);
     for (int k = 1; k <= 2; k++)
@@ -334,9 +334,13 @@ static void islands_one_is_plain(void **state)
             plan p;
             planner_stats st;
             island_report r;
-            if (memetic_islands(NULL, &t, &j, &opts, memetic_config("memetic"), &ic, &p, &st, &r,
-                                &e))
+            /* the seeds as planner_plan hands them to the plain planner */
+            const planner_def *d = planner_find("memetic");
+            planner_opts os = opts;
+            assert_int_equal(planner_seeds_run(d, &t, &j, &os), 0);
+            if (memetic_islands(NULL, &t, &j, &os, memetic_config(d), &ic, &p, &st, &r, &e))
                 fail_msg("%s", e.msg);
+            planner_seeds_free(&os);
             assert_true(r.have_plan);
             assert_int_equal(r.islands, k);
             check_plan(&t, &j, &p);
@@ -417,11 +421,11 @@ static void tensor_parallel_no_worse_than_megatron(void **state)
     job j;
     job_defaults(&j, &m);
     j.batch = 32;
-    planner_opts opts = {"time", 1, 0, TEST_GENS, 1, false, 0, NULL};
+    planner_opts opts = {"time", 1, 0, TEST_GENS, 1, false, 0, NULL, NULL, 0};
     plan pm, pg;
     planner_stats sm, sg;
-    assert_int_equal(planner_memetic(&t, &j, &opts, &pm, &sm, &e), 0);
-    assert_int_equal(planner_megatron(&t, &j, &opts, &pg, &sg, &e), 0);
+    assert_int_equal(planner_plan(planner_find("memetic"), &t, &j, &opts, &pm, &sm, &e), 0);
+    assert_int_equal(planner_plan(planner_find("megatron"), &t, &j, &opts, &pg, &sg, &e), 0);
     check_plan(&t, &j, &pm);
     assert_true(sm.objective_value <= sg.objective_value * (1 + 1e-9));
     plan_free(&pm);
@@ -465,11 +469,11 @@ static void slow_gpu_left_out(void **state)
     gt_err e;
     assert_int_equal(topo_parse(&t, "slow-t4", SLOW_T4, strlen(SLOW_T4), NULL, &e), 0);
     tiny_job(&j, 32);
-    planner_opts opts = {"time", 1, 0, TEST_GENS, 1, false, 0, NULL};
+    planner_opts opts = {"time", 1, 0, TEST_GENS, 1, false, 0, NULL, NULL, 0};
     plan p, x;
     planner_stats st, sx;
-    assert_int_equal(planner_memetic(&t, &j, &opts, &p, &st, &e), 0);
-    assert_int_equal(planner_exact(&t, &j, &opts, &x, &sx, &e), 0);
+    assert_int_equal(planner_plan(planner_find("memetic"), &t, &j, &opts, &p, &st, &e), 0);
+    assert_int_equal(planner_exact(NULL, &t, &j, &opts, &x, &sx, &e), 0);
     check_plan(&t, &j, &p);
     assert_false(uses_site(&t, &p, 1));
     assert_false(uses_site(&t, &x, 1));
@@ -503,12 +507,12 @@ static void energy_uses_fewer_or_greener(void **state)
         gt_err e;
         assert_int_equal(topo_load(&t, topos[i], NULL, &e), 0);
         tiny_job(&j, 64);
-        planner_opts ot = {"time", 1, 0, TEST_GENS, 2, false, 0, NULL};
-        planner_opts oe = {"energy", 1, 0, TEST_GENS, 2, false, 0, NULL};
+        planner_opts ot = {"time", 1, 0, TEST_GENS, 2, false, 0, NULL, NULL, 0};
+        planner_opts oe = {"energy", 1, 0, TEST_GENS, 2, false, 0, NULL, NULL, 0};
         plan pt, pe;
         planner_stats st, se;
-        assert_int_equal(planner_memetic(&t, &j, &ot, &pt, &st, &e), 0);
-        assert_int_equal(planner_memetic(&t, &j, &oe, &pe, &se, &e), 0);
+        assert_int_equal(planner_plan(planner_find("memetic"), &t, &j, &ot, &pt, &st, &e), 0);
+        assert_int_equal(planner_plan(planner_find("memetic"), &t, &j, &oe, &pe, &se, &e), 0);
         int gt = plan_gpus_used(&pt), ge = plan_gpus_used(&pe);
         double ft = flops_per_watt(&t, &pt), fe = flops_per_watt(&t, &pe);
         printf("%s: time plan %d GPUs (%.3g FLOP/J), energy plan %d GPUs (%.3g FLOP/J)\n",

@@ -194,9 +194,10 @@ static void estimate_all(const topology *t, const job *j, const planner_opts *o,
     }
 }
 
-static int atlas_once(const topology *t, const job *j, const planner_opts *o, plan *out,
-                      planner_stats *st, gt_err *e)
+static int atlas_once(const void *cfg, const topology *t, const job *j,
+                      const planner_opts *o, plan *out, planner_stats *st, gt_err *e)
 {
+    (void)cfg;
     double t0 = bl_now();
     site_info *s = sorted_sites(t);
     if (!s)
@@ -222,8 +223,8 @@ static int atlas_once(const topology *t, const job *j, const planner_opts *o, pl
  * activation recomputation (arXiv 2411.14458). */
 static const bl_fit_opts ATLAS_FIT = {"Atlas", true, true, false};
 
-int planner_atlas(const topology *t, const job *j, const planner_opts *o, plan *out,
-                  planner_stats *st, gt_err *e)
+int planner_atlas(const void *cfg, const topology *t, const job *j, const planner_opts *o,
+                  plan *out, planner_stats *st, gt_err *e)
 {
-    return bl_fit(atlas_once, &ATLAS_FIT, t, j, o, out, st, e);
+    return bl_fit(atlas_once, cfg, &ATLAS_FIT, t, j, o, out, st, e);
 }

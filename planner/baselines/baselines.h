@@ -6,29 +6,35 @@
 
 #include "planner/planner.h"
 
-/* DT-FM (Yuan et al., NeurIPS 2022): GA + cyclic partitioning on its own cost. */
-int planner_dtfm(const topology *t, const job *j, const planner_opts *o, plan *out,
-                 planner_stats *st, gt_err *e);
-/* The same search with the classic edge-cut gain in the local search. */
-int planner_dtfm_hybrid(const topology *t, const job *j, const planner_opts *o, plan *out,
-                        planner_stats *st, gt_err *e);
-/* Megatron-LM: all GPUs, uniform layers, rank order, best PP x DP x TP. */
-int planner_megatron(const topology *t, const job *j, const planner_opts *o, plan *out,
-                     planner_stats *st, gt_err *e);
-/* Megatron-LM with a random GPU placement. */
-int planner_megatron_random(const topology *t, const job *j, const planner_opts *o, plan *out,
-                            planner_stats *st, gt_err *e);
+/* Each baseline is one entry function, called with its registry row's
+ * configuration: NULL, or for the baselines with variants one of the
+ * configurations declared beside it (opaque: only the registry needs their
+ * addresses). */
+
+/* DT-FM (Yuan et al., NeurIPS 2022): GA + cyclic partitioning on its own cost;
+ * DTFM_HYBRID_CFG: the same search with the classic edge-cut gain in the local
+ * search. */
+typedef struct dtfm_cfg dtfm_cfg;
+extern const dtfm_cfg DTFM_CFG, DTFM_HYBRID_CFG;
+int planner_dtfm(const void *cfg, const topology *t, const job *j, const planner_opts *o,
+                 plan *out, planner_stats *st, gt_err *e);
+/* Megatron-LM: all GPUs, uniform layers, rank order, best PP x DP x TP;
+ * MEGATRON_RANDOM_CFG: the same on a random GPU placement. */
+typedef struct megatron_cfg megatron_cfg;
+extern const megatron_cfg MEGATRON_CFG, MEGATRON_RANDOM_CFG;
+int planner_megatron(const void *cfg, const topology *t, const job *j, const planner_opts *o,
+                     plan *out, planner_stats *st, gt_err *e);
 /* Metis (USENIX ATC 2024): GPU-type groupings, PP/DP/TP, balanced layers. */
-int planner_metis(const topology *t, const job *j, const planner_opts *o, plan *out,
-                  planner_stats *st, gt_err *e);
+int planner_metis(const void *cfg, const topology *t, const job *j, const planner_opts *o,
+                  plan *out, planner_stats *st, gt_err *e);
 /* Atlas (arXiv 2411.14458): PP across the j largest DCs, DP inside a DC. */
-int planner_atlas(const topology *t, const job *j, const planner_opts *o, plan *out,
-                  planner_stats *st, gt_err *e);
+int planner_atlas(const void *cfg, const topology *t, const job *j, const planner_opts *o,
+                  plan *out, planner_stats *st, gt_err *e);
 /* Fastest GPUs first, layers in proportion to speed. */
-int planner_greedy(const topology *t, const job *j, const planner_opts *o, plan *out,
-                   planner_stats *st, gt_err *e);
+int planner_greedy(const void *cfg, const topology *t, const job *j, const planner_opts *o,
+                   plan *out, planner_stats *st, gt_err *e);
 /* Best of N random valid plans. */
-int planner_random(const topology *t, const job *j, const planner_opts *o, plan *out,
-                   planner_stats *st, gt_err *e);
+int planner_random(const void *cfg, const topology *t, const job *j, const planner_opts *o,
+                   plan *out, planner_stats *st, gt_err *e);
 
 #endif

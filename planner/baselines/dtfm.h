@@ -17,7 +17,8 @@
  *
  * and a hybrid genetic algorithm (Bui & Moon style, with the cyclic
  * partitioning local search of Kim & Moon) searches partitions. The cost
- * model lives in dtfm_cost.c, the search and the planner in dtfm.c. */
+ * model lives in dtfm_cost.c, the search in dtfm_search.c and the planner
+ * (shape rule, volumes, the decoded plan) in dtfm.c. */
 #ifndef GT_BL_DTFM_H
 #define GT_BL_DTFM_H
 

@@ -54,13 +54,13 @@ static void describe(const bl_fit_opts *f, const job *j, const rung *r, char *bu
                  r->microbatch != j->microbatch ? "" : " (as the job)");
 }
 
-int bl_fit(planner_fn run, const bl_fit_opts *f, const topology *t, const job *j,
-           const planner_opts *o, plan *out, planner_stats *st, gt_err *e)
+int bl_fit(planner_fn run, const void *cfg, const bl_fit_opts *f, const topology *t,
+           const job *j, const planner_opts *o, plan *out, planner_stats *st, gt_err *e)
 {
     double t0 = bl_now();
     gt_err first;
     first.msg[0] = '\0';
-    if (run(t, j, o, out, st, &first) == 0)
+    if (run(cfg, t, j, o, out, st, &first) == 0)
         return 0;
     rung r[64];
     int n = ladder(f, j, r, 64);
@@ -72,7 +72,7 @@ int bl_fit(planner_fn run, const bl_fit_opts *f, const topology *t, const job *j
         if (r[i].bf16)
             jr.opt_bytes_per_param = j->opt_bytes_per_param - BL_FIT_BF16_MOMENTS_SAVING;
         gt_err re;
-        if (run(t, &jr, o, out, st, &re))
+        if (run(cfg, t, &jr, o, out, st, &re))
             continue;
         out->recompute_full = jr.recompute == RECOMPUTE_FULL && j->recompute != RECOMPUTE_FULL;
         out->opt_bytes_per_param = r[i].bf16 ? jr.opt_bytes_per_param : 0;

@@ -31,9 +31,10 @@ typedef struct bl_fit_opts {
     bool opt_bf16;       /* may keep Adam's moments in bf16 */
 } bl_fit_opts;
 
-/* Run `run` on the job as given, else up the ladder above (each rung a
- * whole run of the baseline; a time budget, if any, covers all of them). */
-int bl_fit(planner_fn run, const bl_fit_opts *f, const topology *t, const job *j,
-           const planner_opts *o, plan *out, planner_stats *st, gt_err *e);
+/* Run `run` (with the baseline's configuration cfg) on the job as given,
+ * else up the ladder above (each rung a whole run of the baseline; a time
+ * budget, if any, covers all of them). */
+int bl_fit(planner_fn run, const void *cfg, const bl_fit_opts *f, const topology *t,
+           const job *j, const planner_opts *o, plan *out, planner_stats *st, gt_err *e);
 
 #endif

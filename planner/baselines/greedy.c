@@ -93,9 +93,10 @@ done:
     return rc;
 }
 
-static int greedy_once(const topology *t, const job *j, const planner_opts *o, plan *out,
-                       planner_stats *st, gt_err *e)
+static int greedy_once(const void *cfg, const topology *t, const job *j,
+                       const planner_opts *o, plan *out, planner_stats *st, gt_err *e)
 {
+    (void)cfg;
     double t0 = bl_now();
     int *order = fastest_first(t);
     if (!order)
@@ -129,8 +130,8 @@ static int greedy_once(const topology *t, const job *j, const planner_opts *o, p
  * (microbatch size, activation recomputation). */
 static const bl_fit_opts GREEDY_FIT = {"GeoTrain-greedy", true, true, false};
 
-int planner_greedy(const topology *t, const job *j, const planner_opts *o, plan *out,
-                   planner_stats *st, gt_err *e)
+int planner_greedy(const void *cfg, const topology *t, const job *j, const planner_opts *o,
+                   plan *out, planner_stats *st, gt_err *e)
 {
-    return bl_fit(greedy_once, &GREEDY_FIT, t, j, o, out, st, e);
+    return bl_fit(greedy_once, cfg, &GREEDY_FIT, t, j, o, out, st, e);
 }

@@ -79,9 +79,21 @@ static void try_shape(bl_best *b, const topology *t, const job *j, const planner
     free(gpus);
 }
 
-static int run_megatron(const topology *t, const job *j, const planner_opts *o, plan *out,
-                        planner_stats *st, gt_err *e, bool random, const char *name)
+/* The variants (rows of planner/registry.c). */
+struct megatron_cfg {
+    const char *name;    /* written into the plan */
+    bool random;         /* a random placement instead of the rank order */
+};
+const megatron_cfg MEGATRON_CFG = {"megatron", false};
+const megatron_cfg MEGATRON_RANDOM_CFG = {"megatron-random", true};
+
+/* One grid search with configuration vcfg (a megatron_cfg), for bl_fit. */
+static int run_megatron(const void *vcfg, const topology *t, const job *j,
+                        const planner_opts *o, plan *out, planner_stats *st, gt_err *e)
 {
+    const megatron_cfg *cfg = vcfg;
+    bool random = cfg->random;
+    const char *name = cfg->name;
     double t0 = bl_now();
     int N = t->ngpus, L = j->model.layers, total = j->batch / j->microbatch;
     int tps[8], ntp = bl_tp_degrees(t, &j->model, NULL, 0, tps, 8);
@@ -119,31 +131,13 @@ static int run_megatron(const topology *t, const job *j, const planner_opts *o, 
     return rc;
 }
 
-static int megatron_once(const topology *t, const job *j, const planner_opts *o, plan *out,
-                         planner_stats *st, gt_err *e)
-{
-    return run_megatron(t, j, o, out, st, e, false, "megatron");
-}
-
-static int megatron_random_once(const topology *t, const job *j, const planner_opts *o,
-                                plan *out, planner_stats *st, gt_err *e)
-{
-    return run_megatron(t, j, o, out, st, e, true, "megatron-random");
-}
-
 /* Megatron-LM's memory options: --micro-batch-size, --recompute-granularity
  * full, and Megatron-Core's precision-aware optimizer with --exp-avg-dtype
  * and --exp-avg-sq-dtype bf16 (megatron/training/arguments.py). */
 static const bl_fit_opts MEGATRON_FIT = {"Megatron-LM", true, true, true};
 
-int planner_megatron(const topology *t, const job *j, const planner_opts *o, plan *out,
-                     planner_stats *st, gt_err *e)
+int planner_megatron(const void *cfg, const topology *t, const job *j, const planner_opts *o,
+                     plan *out, planner_stats *st, gt_err *e)
 {
-    return bl_fit(megatron_once, &MEGATRON_FIT, t, j, o, out, st, e);
-}
-
-int planner_megatron_random(const topology *t, const job *j, const planner_opts *o, plan *out,
-                            planner_stats *st, gt_err *e)
-{
-    return bl_fit(megatron_random_once, &MEGATRON_FIT, t, j, o, out, st, e);
+    return bl_fit(run_megatron, cfg, &MEGATRON_FIT, t, j, o, out, st, e);
 }

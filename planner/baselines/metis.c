@@ -298,9 +298,10 @@ static void search(const metis_ctx *c, bl_best *best, double t0)
     }
 }
 
-static int metis_once(const topology *t, const job *j, const planner_opts *o, plan *out,
-                      planner_stats *st, gt_err *e)
+static int metis_once(const void *cfg, const topology *t, const job *j,
+                      const planner_opts *o, plan *out, planner_stats *st, gt_err *e)
 {
+    (void)cfg;
     double t0 = bl_now();
     metis_ctx c = {t, j, o, NULL, 0, j->batch / j->microbatch};
     if (build_groups(&c, e)) {
@@ -335,8 +336,8 @@ static int metis_once(const topology *t, const job *j, const planner_opts *o, pl
  * planner does not change the optimizer. */
 static const bl_fit_opts METIS_FIT = {"Metis", true, true, false};
 
-int planner_metis(const topology *t, const job *j, const planner_opts *o, plan *out,
-                  planner_stats *st, gt_err *e)
+int planner_metis(const void *cfg, const topology *t, const job *j, const planner_opts *o,
+                  plan *out, planner_stats *st, gt_err *e)
 {
-    return bl_fit(metis_once, &METIS_FIT, t, j, o, out, st, e);
+    return bl_fit(metis_once, cfg, &METIS_FIT, t, j, o, out, st, e);
 }

@@ -70,9 +70,10 @@ static int draw(const topology *t, const job *j, gsl_rng *rng, int *perm, int *p
     return rc;
 }
 
-static int random_once(const topology *t, const job *j, const planner_opts *o, plan *out,
-                       planner_stats *st, gt_err *e)
+static int random_once(const void *cfg, const topology *t, const job *j,
+                       const planner_opts *o, plan *out, planner_stats *st, gt_err *e)
 {
+    (void)cfg;
     double t0 = bl_now();
     int want = o->samples > 0 ? o->samples : RANDOM_DEFAULT_SAMPLES;
     long max_draws = (long)want * RANDOM_DRAWS_PER_SAMPLE;
@@ -117,8 +118,8 @@ static int random_once(const topology *t, const job *j, const planner_opts *o, p
  * (microbatch size, activation recomputation). */
 static const bl_fit_opts RANDOM_FIT = {"GeoTrain-random", true, true, false};
 
-int planner_random(const topology *t, const job *j, const planner_opts *o, plan *out,
-                   planner_stats *st, gt_err *e)
+int planner_random(const void *cfg, const topology *t, const job *j, const planner_opts *o,
+                   plan *out, planner_stats *st, gt_err *e)
 {
-    return bl_fit(random_once, &RANDOM_FIT, t, j, o, out, st, e);
+    return bl_fit(random_once, cfg, &RANDOM_FIT, t, j, o, out, st, e);
 }
