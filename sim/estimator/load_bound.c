@@ -161,39 +161,19 @@ static void lane_tails(const workload *w, int64_t *tail)
     }
 }
 
-int transfer_load_bound(const topology *t, const workload *w, timing *tm)
+/* Each stream onto the resources it crosses; raises the iteration to the
+ * largest resource bound. */
+static int resources_bound(const topology *t, const workload *w, const stream_load *v, int ns,
+                           timing *tm)
 {
-    int n = 0;
-    for (int i = 0; i < w->nops; i++)
-        n += w->ops[i].input >= 0 && w->ops[i].xfer_bytes > 0;
-    if (n == 0)
-        return 0;
-    int64_t *tail = malloc(sizeof *tail * (size_t)w->nops);
-    stream_load *v = malloc(sizeof *v * (size_t)n), *res = malloc(sizeof *res * (size_t)(3 * n));
-    int *slot = malloc(sizeof *slot * (size_t)(4 * w->nlanes));
+    stream_load *res = malloc(sizeof *res * (size_t)(3 * ns));
     res_table h = {0};
-    if (!tail || !v || !res || !slot || res_table_init(&h, 3 * n)) {
-        free(tail);
-        free(v);
+    if (!res || res_table_init(&h, 3 * ns)) {
         free(res);
-        free(slot);
         return -1;
     }
-    lane_tails(w, tail);
-    int ns = 0, nr = 0;
-    for (int i = 0; i < 4 * w->nlanes; i++)
-        slot[i] = -1;
-    for (int i = 0; i < w->nops; i++) {
-        const wl_op *o = &w->ops[i];
-        if (o->input < 0 || o->xfer_bytes <= 0)
-            continue;
-        int src = w->ops[o->input].lane;
-        long pair = (long)src * w->nlanes + o->lane;
-        add_to_stream(v, &ns, slot, &h, src, o->lane,
-                      (stream_load){pair, 0, o->xfer_bytes, 0, tm->ops[i].xfer_start, tail[i]});
-    }
-    res_table_clear(&h);
-    for (int s = 0; s < ns; s++) { /* each stream onto the resources it crosses */
+    int nr = 0;
+    for (int s = 0; s < ns; s++) {
         int a = w->lanes[v[s].key / w->nlanes].gpu, b = w->lanes[v[s].key % w->nlanes].gpu;
         double lat, rate;
         topo_path(t, a, b, &lat, &rate);
@@ -210,9 +190,60 @@ int transfer_load_bound(const topology *t, const workload *w, timing *tm)
             tm->iteration_ns = b;
     }
     res_table_free(&h);
+    free(res);
+    return 0;
+}
+
+int transfer_load_bound(const topology *t, const workload *w, timing *tm)
+{
+    int n = 0;
+    for (int i = 0; i < w->nops; i++)
+        n += w->ops[i].input >= 0 && w->ops[i].xfer_bytes > 0;
+    if (n == 0)
+        return 0;
+    int64_t *tail = malloc(sizeof *tail * (size_t)w->nops);
+    stream_load *v = malloc(sizeof *v * (size_t)n);
+    int *slot = malloc(sizeof *slot * (size_t)(4 * w->nlanes));
+    res_table h = {0};
+    if (!tail || !v || !slot || res_table_init(&h, n)) {
+        free(tail);
+        free(v);
+        free(slot);
+        return -1;
+    }
+    lane_tails(w, tail);
+    int ns = 0;
+    for (int i = 0; i < 4 * w->nlanes; i++)
+        slot[i] = -1;
+    for (int i = 0; i < w->nops; i++) {
+        const wl_op *o = &w->ops[i];
+        if (o->input < 0 || o->xfer_bytes <= 0)
+            continue;
+        int src = w->ops[o->input].lane;
+        long pair = (long)src * w->nlanes + o->lane;
+        add_to_stream(v, &ns, slot, &h, src, o->lane,
+                      (stream_load){pair, 0, o->xfer_bytes, 0, tm->ops[i].xfer_start, tail[i]});
+    }
+    res_table_free(&h);
+    int rc = resources_bound(t, w, v, ns, tm);
     free(tail);
     free(v);
-    free(res);
     free(slot);
-    return 0;
+    return rc;
+}
+
+int transfer_streams_bound(const topology *t, const workload *w, const xfer_stream *s, int n,
+                           timing *tm)
+{
+    if (n == 0)
+        return 0;
+    stream_load *v = malloc(sizeof *v * (size_t)n);
+    if (!v)
+        return -1;
+    for (int i = 0; i < n; i++)
+        v[i] = (stream_load){(long)s[i].src_lane * w->nlanes + s[i].dst_lane, 0, s[i].bytes, 0,
+                             s[i].first_start, s[i].min_tail};
+    int rc = resources_bound(t, w, v, n, tm);
+    free(v);
+    return rc;
 }

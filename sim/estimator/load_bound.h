@@ -36,4 +36,19 @@ void sync_loads_free(sync_loads *s);
  * returns 0, or -1 when out of memory. */
 int transfer_load_bound(const topology *t, const workload *w, timing *tm);
 
+/* The transfers from one lane into another over the iteration (what
+ * transfer_load_bound gathers from the ops; the per-stage path has them in
+ * closed form). */
+typedef struct xfer_stream {
+    int src_lane, dst_lane;
+    double bytes;          /* all of them */
+    int64_t first_start;   /* earliest transfer start */
+    int64_t min_tail;      /* least work left on dst's GPU (its op, the ops after it on
+                            * its lane and the optimizer) once such a transfer's op may start */
+} xfer_stream;
+
+/* transfer_load_bound from streams given directly (one per lane pair). */
+int transfer_streams_bound(const topology *t, const workload *w, const xfer_stream *s, int n,
+                           timing *tm);
+
 #endif
