@@ -66,7 +66,10 @@ static int run(est_workspace *ws, const topology *t, const job *j, const plan *p
         return gt_fail(e, "out of memory");
     if (build(ws, t, j, p, fast, e))
         return -1;
-    if (fast && stage_path_run(&ws->sp, p, &ws->w, &ws->tm) == 0) {
+    int rc = fast ? stage_path_run(&ws->sp, p, &ws->w, &ws->tm) : 1;
+    if (rc < 0)
+        return gt_fail(e, "out of memory");
+    if (rc == 0) {
         ws->fast = 1;
         ws->tm.wan_bytes = ws->sp.wan_bytes;
         return estimate_finish(t, &ws->w, p->sync, &ws->tm, &ws->sp, e);

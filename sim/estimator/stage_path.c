@@ -39,11 +39,15 @@ struct sp_stage {
     int64_t lane_end, done, comm;
     long nx[2];           /* transfers so far, per input */
     int64_t first[2], min_tail[2];
-    /* the last round, for the jump */
-    int64_t prev_end[2], prev_lane;
-    int64_t r_done, r_comm, r_tail[2];
+    int64_t tail[2];      /* tail of the latest transfer's op */
 };
 typedef struct sp_stage sp_stage;
+
+/* One stage after one steady round, for finding the period. */
+struct sp_hist {
+    int64_t end[2], lane_end, done, comm, tail[2];
+};
+typedef struct sp_hist sp_hist;
 
 static int grow(void **v, int *cap, int n, size_t size)
 {
@@ -138,80 +142,113 @@ static void run_op(sp_stage *s, int kind, int64_t xs)
     if (s->xfer[kind]) {
         if (arrival > ready) { /* blocked from max(xs, ready) to the arrival */
             int64_t from = xs > ready ? xs : ready;
-            if (arrival > from) {
+            if (arrival > from)
                 s->comm += arrival - from;
-                s->r_comm += arrival - from;
-            }
         }
         int64_t tail = s->total - s->done;
         if (s->nx[kind]++ == 0 || xs < s->first[kind])
             s->first[kind] = xs;
         if (s->nx[kind] == 1 || tail < s->min_tail[kind])
             s->min_tail[kind] = tail;
-        s->r_tail[kind] = tail;
+        s->tail[kind] = tail;
     }
     s->done += s->dur[kind];
-    s->r_done += s->dur[kind];
     s->lane_end = end;
     s->end[kind] = end;
 }
 
-static void round_begin(sp_stage *st, int S)
+/* Steady-round bookkeeping of one phase: the last H rounds' states. */
+typedef struct phase {
+    stage_path *sp;
+    sp_stage *st;
+    sp_hist *hist;        /* [H][S] */
+    int S, H, kinds;      /* kinds run in this phase: bit 0 forward, bit 1 backward */
+    int recorded;         /* steady rounds recorded so far */
+} phase;
+
+static sp_hist *hist_at(const phase *ph, int h)
 {
-    for (int k = 0; k < S; k++) {
-        sp_stage *s = &st[k];
-        s->prev_end[F] = s->end[F];
-        s->prev_end[B] = s->end[B];
-        s->prev_lane = s->lane_end;
-        s->r_done = s->r_comm = 0;
-    }
+    return &ph->hist[(size_t)(h % ph->H) * (size_t)ph->S];
 }
 
-/* After steady round r of a phase whose steady rounds end at `last`: when
- * the round repeated the one before shifted by one lambda (in the kinds
- * `kinds` run, bit 0 forward, bit 1 backward), jump to the end of the
- * steady phase. Returns the round to continue after. */
-static int maybe_jump(stage_path *sp, sp_stage *st, int S, int kinds, int r, int last)
+/* Rounds h-1 and h-1-c differ by one constant in every end? */
+static int64_t period_shift(const phase *ph, int c)
 {
-    int n = last - r;
-    int64_t lambda = st[0].lane_end - st[0].prev_lane;
-    if (n <= 0 || lambda <= 0)
-        return r;
-    for (int k = 0; k < S; k++) {
-        const sp_stage *s = &st[k];
-        if (s->lane_end - s->prev_lane != lambda)
-            return r;
+    const sp_hist *a = hist_at(ph, ph->recorded - 1), *b = hist_at(ph, ph->recorded - 1 - c);
+    int64_t lambda = a[0].lane_end - b[0].lane_end;
+    if (lambda <= 0)
+        return 0;
+    for (int k = 0; k < ph->S; k++) {
+        if (a[k].lane_end - b[k].lane_end != lambda)
+            return 0;
         for (int kind = 0; kind < 2; kind++)
-            if ((kinds >> kind & 1) && s->end[kind] - s->prev_end[kind] != lambda)
-                return r;
-        /* nothing may come near the cap, where the op path saturates */
-        if (lambda > (GT_TIME_CAP_NS / 4 - s->lane_end) / n)
-            return r;
+            if ((ph->kinds >> kind & 1) && a[k].end[kind] - b[k].end[kind] != lambda)
+                return 0;
     }
-    sp->skipped += n;
-    for (int k = 0; k < S; k++) {
-        sp_stage *s = &st[k];
-        s->lane_end += n * lambda;
-        s->done += n * s->r_done;
-        s->comm += n * s->r_comm;
+    return lambda;
+}
+
+/* Rounds r+1 .. r+q*c, q periods of c rounds, each the one c rounds before
+ * plus lambda: the state moves by q x lambda, the sums by q x a period's. */
+static void jump(phase *ph, int c, int q, int64_t lambda)
+{
+    const sp_hist *a = hist_at(ph, ph->recorded - 1), *b = hist_at(ph, ph->recorded - 1 - c);
+    ph->sp->skipped += (long)q * c;
+    for (int k = 0; k < ph->S; k++) {
+        sp_stage *s = &ph->st[k];
+        int64_t done = a[k].done - b[k].done;
+        s->lane_end += q * lambda;
+        s->done += q * done;
+        s->comm += q * (a[k].comm - b[k].comm);
         for (int kind = 0; kind < 2; kind++) {
-            if (!(kinds >> kind & 1))
+            if (!(ph->kinds >> kind & 1))
                 continue;
-            s->end[kind] += n * lambda;
+            s->end[kind] += q * lambda;
             if (s->xfer[kind]) { /* one transfer a round; the last skipped has the least tail */
-                s->nx[kind] += n;
-                int64_t tail = s->r_tail[kind] - n * s->r_done;
+                s->nx[kind] += (long)q * c;
+                int64_t tail = a[k].tail[kind] - q * done;
                 s->min_tail[kind] = tail < s->min_tail[kind] ? tail : s->min_tail[kind];
+                s->tail[kind] = tail;
             }
         }
     }
-    return last;
 }
 
-static void flush_1f1b(stage_path *sp, sp_stage *st, int S, int m)
+/* After steady round r of a phase whose steady rounds end at `last`:
+ * records it, and when the last c rounds repeat the c before them shifted
+ * by one lambda, jumps over whole periods to near the end of the steady
+ * phase. Returns the round to continue after. */
+static int steady_round(phase *ph, int r, int last)
 {
+    sp_hist *h = hist_at(ph, ph->recorded++);
+    for (int k = 0; k < ph->S; k++) {
+        const sp_stage *s = &ph->st[k];
+        h[k] = (sp_hist){{s->end[F], s->end[B]}, s->lane_end, s->done, s->comm,
+                         {s->tail[F], s->tail[B]}};
+    }
+    int n = last - r;
+    for (int c = 1; c < ph->H && c < ph->recorded && c <= n; c++) {
+        int64_t lambda = period_shift(ph, c);
+        if (!lambda)
+            continue;
+        int q = n / c;
+        for (int k = 0; k < ph->S; k++) /* nothing may come near the cap, where the op path saturates */
+            if (lambda > (GT_TIME_CAP_NS / 4 - ph->st[k].lane_end) / q)
+                return r;
+        jump(ph, c, q, lambda);
+        ph->recorded = 0;
+        return r + q * c;
+    }
+    return r;
+}
+
+static void flush_1f1b(phase *ph, int m)
+{
+    sp_stage *st = ph->st;
+    int S = ph->S;
+    ph->kinds = 3;
+    ph->recorded = 0;
     for (int r = -(S - 1); r < m; r++) {
-        round_begin(st, S);
         for (int k = S - 1; k >= 0; k--) {
             int i = r + S - 1 - k;
             if (i >= 0 && i < m)
@@ -219,32 +256,36 @@ static void flush_1f1b(stage_path *sp, sp_stage *st, int S, int m)
         }
         for (int k = S - 1; k >= 0 && r >= 0; k--)
             run_op(&st[k], B, k < S - 1 ? st[k + 1].end[B] : st[k].end[F]);
-        if (r >= 1 && r <= m - S)
-            r = maybe_jump(sp, st, S, 3, r, m - S);
+        if (r >= 0 && r <= m - S)
+            r = steady_round(ph, r, m - S);
     }
 }
 
-static void flush_gpipe(stage_path *sp, sp_stage *st, int S, int m)
+static void flush_gpipe(phase *ph, int m)
 {
+    sp_stage *st = ph->st;
+    int S = ph->S;
+    ph->kinds = 1;
+    ph->recorded = 0;
     for (int r = 0; r < m + S - 1; r++) {
-        round_begin(st, S);
         for (int k = S - 1; k >= 0; k--) {
             int i = r - k;
             if (i >= 0 && i < m)
                 run_op(&st[k], F, k > 0 ? st[k - 1].end[F] : 0);
         }
-        if (r >= S && r <= m - 1)
-            r = maybe_jump(sp, st, S, 1, r, m - 1);
+        if (r >= S - 1 && r <= m - 1)
+            r = steady_round(ph, r, m - 1);
     }
+    ph->kinds = 2;
+    ph->recorded = 0;
     for (int r = 0; r < m + S - 1; r++) {
-        round_begin(st, S);
         for (int k = 0; k < S; k++) {
             int i = r - (S - 1 - k);
             if (i >= 0 && i < m)
                 run_op(&st[k], B, k < S - 1 ? st[k + 1].end[B] : st[k].end[F]);
         }
-        if (r >= S && r <= m - 1)
-            r = maybe_jump(sp, st, S, 2, r, m - 1);
+        if (r >= S - 1 && r <= m - 1)
+            r = steady_round(ph, r, m - 1);
     }
 }
 
@@ -261,6 +302,11 @@ int stage_path_run(stage_path *sp, const plan *p, const workload *w, timing *tm)
     sp->nstreams = 0;
     sp->wan_bytes = 0;
     sp->skipped = 0;
+    int Smax = 1;
+    for (int pi = 0; pi < p->npipes; pi++)
+        Smax = p->pipes[pi].nstages > Smax ? p->pipes[pi].nstages : Smax;
+    if (grow((void **)&sp->hist, &sp->cap_hist, (2 * Smax + 2) * Smax, sizeof *sp->hist))
+        return -1;
     long wan = 0;
     for (int pi = 0, lane0 = 0; pi < p->npipes; pi++) {
         int S = p->pipes[pi].nstages, m = p->pipes[pi].microbatches;
@@ -271,9 +317,11 @@ int stage_path_run(stage_path *sp, const plan *p, const workload *w, timing *tm)
                        (int64_t)m * w->accumulation * (s->dur[F] + s->dur[B]);
             s->end[F] = s->end[B] = s->lane_end = s->done = s->comm = 0;
             s->nx[F] = s->nx[B] = 0;
+            s->tail[F] = s->tail[B] = 0;
         }
+        phase ph = {sp, st, sp->hist, S, 2 * S + 2, 0, 0};
         for (int f = 0; f < w->accumulation; f++)
-            (p->schedule == SCHED_GPIPE ? flush_gpipe : flush_1f1b)(sp, st, S, m);
+            (p->schedule == SCHED_GPIPE ? flush_gpipe : flush_1f1b)(&ph, m);
         for (int k = 0; k < S; k++) {
             const sp_stage *s = &st[k];
             int l = lane0 + k;
@@ -296,5 +344,6 @@ void stage_path_free(stage_path *sp)
     free(sp->st);
     free(sp->lanes);
     free(sp->streams);
+    free(sp->hist);
     *sp = (stage_path){0};
 }

@@ -37,6 +37,8 @@ typedef struct stage_path {
     int cap_st;
     sp_lane *lanes;
     int cap_lanes;
+    struct sp_hist *hist;  /* the last rounds' states, to find the period */
+    int cap_hist;
     xfer_stream *streams;  /* up to two per lane (forward and backward input) */
     int nstreams, cap_streams;
     double wan_bytes;      /* of the pipeline transfers */
@@ -49,9 +51,9 @@ typedef struct stage_path {
  * out of memory. */
 int stage_path_prepare(stage_path *sp, const topology *t, const job *j, const plan *p);
 /* Runs it on the lanes-only workload of the same plan: sets each lane's
- * bwd_end in tm and fills sp's results. Returns 0, or 1 when the times come
+ * bwd_end in tm and fills sp's results. Returns 0, 1 when the times come
  * near the time cap (the caller falls back to the op path, which saturates
- * exactly). */
+ * exactly), or -1 when out of memory. */
 int stage_path_run(stage_path *sp, const plan *p, const workload *w, timing *tm);
 void stage_path_free(stage_path *sp);
 
