@@ -186,6 +186,52 @@ static void test_fast_equals_op_path(void **state)
     topo_free(&t);
 }
 
+/* Two topologies parsed into the same variable, two jobs with the same
+ * plan: the fast path's caches (collectives, stage times) must follow the
+ * content, not the address, and still equal the op path. */
+static void test_caches_follow_inputs(void **state)
+{
+    (void)state;
+    gt_err e;
+    gpu_catalog cat;
+    assert_int_equal(gpu_catalog_load_default(&cat, &e), 0);
+    char slow[4096];
+    snprintf(slow, sizeof slow, "%s", TOPO);
+    char *at = strstr(slow, "\"gbps\":0.8");
+    assert_non_null(at);
+    memcpy(at, "\"gbps\":0.2", 10); /* a slower default WAN, same length */
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 7);
+    est_workspace *fast = est_workspace_new(), *ops = est_workspace_new();
+    est_workspace_set_path(ops, EST_PATH_OPS);
+    int compared = 0;
+    for (int n = 0; n < 400; n++) {
+        topology t;
+        const char *text = n % 2 ? slow : TOPO;
+        assert_int_equal(topo_parse(&t, "fast", text, strlen(text), &cat, &e), 0);
+        job j;
+        tiny_job(&j, 12);
+        j.model.hidden = n % 4 < 2 ? 1024 : 2048; /* the job changes too */
+        plan p;
+        random_plan(r, &t, &j, &p);
+        est_summary sf, so;
+        gt_err ef, eo;
+        int rf = estimate_plan_ws(fast, &t, &j, &p, &sf, &ef);
+        assert_int_equal(rf, estimate_plan_ws(ops, &t, &j, &p, &so, &eo));
+        if (rf == 0) {
+            same_outputs(fast, ops, &sf, &so, n);
+            compared++;
+        }
+        plan_free(&p);
+        topo_free(&t);
+    }
+    assert_true(compared > 100);
+    est_workspace_free(fast);
+    est_workspace_free(ops);
+    gsl_rng_free(r);
+    gpu_catalog_free(&cat);
+}
+
 /* The interleaved schedule has no per-stage form here: the op path runs. */
 static void test_interleaved_takes_op_path(void **state)
 {
@@ -223,6 +269,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fast_equals_op_path),
+        cmocka_unit_test(test_caches_follow_inputs),
         cmocka_unit_test(test_interleaved_takes_op_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/estimator/coll_cache.h"
 #include "sim/estimator/stage_path.h"
 
 struct est_workspace {
@@ -18,6 +19,8 @@ struct est_workspace {
     lane_account *la;
     int cap_la;
     stage_path sp;
+    coll_cache cc;         /* sync groups' collectives (fast path) */
+    stage_costs sc;        /* stage times (fast path) */
 };
 
 est_workspace *est_workspace_new(void)
@@ -33,6 +36,8 @@ void est_workspace_free(est_workspace *ws)
     timing_free(&ws->tm);
     free(ws->la);
     stage_path_free(&ws->sp);
+    coll_cache_free(&ws->cc);
+    stage_costs_free(&ws->sc);
     free(ws);
 }
 
@@ -61,9 +66,15 @@ static int build(est_workspace *ws, const topology *t, const job *j, const plan 
  * when its times near the cap), else op by op. */
 static int run(est_workspace *ws, const topology *t, const job *j, const plan *p, gt_err *e)
 {
-    int fast = ws->path == EST_PATH_AUTO ? stage_path_prepare(&ws->sp, t, j, p) : 0;
-    if (fast < 0)
-        return gt_fail(e, "out of memory");
+    int fast = 0;
+    if (ws->path == EST_PATH_AUTO) { /* the caches hold for this topology and job only */
+        int kept = coll_cache_begin(&ws->cc, t);
+        if (kept == 0)
+            stage_costs_clear(&ws->sc);
+        if (kept < 0 || stage_costs_begin(&ws->sc, j) ||
+            (fast = stage_path_prepare(&ws->sp, &ws->sc, t, j, p)) < 0)
+            return gt_fail(e, "out of memory");
+    }
     if (build(ws, t, j, p, fast, e))
         return -1;
     int rc = fast ? stage_path_run(&ws->sp, p, &ws->w, &ws->tm) : 1;
@@ -72,7 +83,7 @@ static int run(est_workspace *ws, const topology *t, const job *j, const plan *p
     if (rc == 0) {
         ws->fast = 1;
         ws->tm.wan_bytes = ws->sp.wan_bytes;
-        return estimate_finish(t, &ws->w, p->sync, &ws->tm, &ws->sp, e);
+        return estimate_finish(t, &ws->w, p->sync, &ws->tm, &ws->sp, &ws->cc, e);
     }
     if (fast && build(ws, t, j, p, 0, e))
         return -1;

@@ -16,6 +16,7 @@
 #include "sim/models/collective.h"
 #include "sim/models/cost.h"
 #include "sim/estimator/load_bound.h"
+#include "sim/estimator/coll_cache.h"
 #include "sim/estimator/stage_path.h"
 
 /* The last transfer priced into each lane, per producer lane: a lane's
@@ -135,30 +136,44 @@ static int64_t group_ready(const timing *tm, const sync_group *sg, const stage_p
     return start;
 }
 
+/* Group g's collective: its estimate, WAN bytes and loads (from the cache
+ * when given one: the same values, computed once). */
+static int run_group(const topology *t, const workload *w, sync_kind sync, timing *tm, int g,
+                     int64_t start, sync_loads *sl, coll_cache *cc, gt_err *e)
+{
+    const sync_group *sg = &w->groups[g];
+    tm->group_start[g] = start;
+    if (cc) {
+        const coll_entry *x = coll_cache_get(cc, t, w, sg, sync, e);
+        if (!x)
+            return -1;
+        tm->group_end[g] = t_add(start, x->est_ns);
+        for (int f = 0; f < x->nwan; f++)
+            tm->wan_bytes += x->wan[f];
+        return sync_loads_push(sl, x->loads, x->nloads, g, start) ? gt_fail(e, "out of memory")
+                                                                 : 0;
+    }
+    coll_plan c;
+    if (collective_build(&c, t, w, sg, sync, e))
+        return -1;
+    tm->group_end[g] = t_add(start, collective_estimate_ns(&c, t, w));
+    for (int f = 0; f < c.nflows; f++)
+        tm->wan_bytes += wan_bytes_of(t, w, c.flows[f].src_lane, c.flows[f].dst_lane,
+                                      c.flows[f].bytes);
+    int rc = sync_loads_add(sl, &c, t, w, g, start);
+    collective_free(&c);
+    return rc ? gt_fail(e, "out of memory") : 0;
+}
+
 int estimate_finish(const topology *t, const workload *w, sync_kind sync, timing *tm,
-                    const stage_path *sp, gt_err *e)
+                    const stage_path *sp, coll_cache *cc, gt_err *e)
 {
     sync_loads sl = {0};
-    for (int g = 0; g < w->ngroups; g++) {
-        const sync_group *sg = &w->groups[g];
-        int64_t start = group_ready(tm, sg, sp);
-        coll_plan c;
-        if (collective_build(&c, t, w, sg, sync, e)) {
+    for (int g = 0; g < w->ngroups; g++)
+        if (run_group(t, w, sync, tm, g, group_ready(tm, &w->groups[g], sp), &sl, cc, e)) {
             sync_loads_free(&sl);
             return -1;
         }
-        tm->group_start[g] = start;
-        tm->group_end[g] = t_add(start, collective_estimate_ns(&c, t, w));
-        for (int f = 0; f < c.nflows; f++)
-            tm->wan_bytes += wan_bytes_of(t, w, c.flows[f].src_lane, c.flows[f].dst_lane,
-                                          c.flows[f].bytes);
-        int rc = sync_loads_add(&sl, &c, t, w, g, start);
-        collective_free(&c);
-        if (rc) {
-            sync_loads_free(&sl);
-            return gt_fail(e, "out of memory");
-        }
-    }
     sync_loads_bound(&sl, tm);
     sync_loads_free(&sl);
     timing_finish_lanes(tm, w);
@@ -175,5 +190,5 @@ int estimate_run(const topology *t, const workload *w, sync_kind sync, timing *t
     tm->wan_bytes = 0;
     if (run_ops(t, w, tm, e)) /* also sets each lane's bwd_end */
         return -1;
-    return estimate_finish(t, w, sync, tm, NULL, e);
+    return estimate_finish(t, w, sync, tm, NULL, NULL, e);
 }

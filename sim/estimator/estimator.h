@@ -56,9 +56,11 @@ long est_workspace_skipped(const est_workspace *ws);
 int estimate_run(const topology *t, const workload *w, sync_kind sync, timing *tm, gt_err *e);
 
 /* After each lane's bwd_end (and op times, or the fast path's sums in sp):
- * sync groups, their load bound, optimizer, iteration, transfer bound. */
+ * sync groups (their collectives from cc when given, coll_cache.h), their
+ * load bound, optimizer, iteration, transfer bound. */
 struct stage_path;
+struct coll_cache;
 int estimate_finish(const topology *t, const workload *w, sync_kind sync, timing *tm,
-                    const struct stage_path *sp, gt_err *e);
+                    const struct stage_path *sp, struct coll_cache *cc, gt_err *e);
 
 #endif

@@ -62,6 +62,21 @@ void sync_loads_bound(sync_loads *s, timing *tm)
     }
 }
 
+int sync_loads_push(sync_loads *s, const coll_load *l, int m, int group, int64_t start)
+{
+    if (s->n + m > s->cap) {
+        int nc = 2 * (s->n + m);
+        group_load *x = realloc(s->v, sizeof *x * (size_t)nc);
+        if (!x)
+            return -1;
+        s->v = x;
+        s->cap = nc;
+    }
+    for (int i = 0; i < m; i++)
+        s->v[s->n++] = (group_load){l[i], group, start};
+    return 0;
+}
+
 int sync_loads_add(sync_loads *s, const coll_plan *c, const topology *t, const workload *w,
                    int group, int64_t start)
 {
@@ -69,20 +84,9 @@ int sync_loads_add(sync_loads *s, const coll_plan *c, const topology *t, const w
     int m = collective_loads(c, t, w, &l);
     if (m < 0)
         return -1;
-    if (s->n + m > s->cap) {
-        int nc = 2 * (s->n + m);
-        group_load *x = realloc(s->v, sizeof *x * (size_t)nc);
-        if (!x) {
-            free(l);
-            return -1;
-        }
-        s->v = x;
-        s->cap = nc;
-    }
-    for (int i = 0; i < m; i++)
-        s->v[s->n++] = (group_load){l[i], group, start};
+    int rc = sync_loads_push(s, l, m, group, start);
     free(l);
-    return 0;
+    return rc;
 }
 
 void sync_loads_free(sync_loads *s)

@@ -28,6 +28,8 @@ typedef struct sync_loads {
 
 int sync_loads_add(sync_loads *s, const coll_plan *c, const topology *t, const workload *w,
                    int group, int64_t start);
+/* The same from loads already gathered (collective_loads' of the group). */
+int sync_loads_push(sync_loads *s, const coll_load *l, int m, int group, int64_t start);
 /* Raises tm->group_end of the last group on each shared resource. */
 void sync_loads_bound(sync_loads *s, timing *tm);
 void sync_loads_free(sync_loads *s);

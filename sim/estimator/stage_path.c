@@ -62,8 +62,8 @@ static int grow(void **v, int *cap, int n, size_t size)
 }
 
 /* Does pipeline pi qualify, and its stages' durations and transfers. */
-static int prepare_pipe(sp_stage *st, const topology *t, const job *j, const plan *p, int pi,
-                        double act)
+static int prepare_pipe(sp_stage *st, stage_costs *sc, const topology *t, const job *j,
+                        const plan *p, int pi, double act)
 {
     const plan_pipeline *pp = &p->pipes[pi];
     int S = pp->nstages;
@@ -72,9 +72,10 @@ static int prepare_pipe(sp_stage *st, const topology *t, const job *j, const pla
     for (int k = 0; k < S; k++) {
         sp_stage *s = &st[k];
         const gpu_type *g = topo_gpu_type(t, pp->stages[k].gpus[0]);
-        int64_t dur[2][2];
+        int64_t dur[2][2], fns, bns;
         int32_t clk[2][2];
-        workload_stage_ns(t, j, p, pi, k, dur, clk);
+        stage_costs_get(sc, t, j, p, pi, k, &fns, &bns);
+        workload_stage_clocks(t, p, pi, k, fns, bns, dur, clk);
         for (int kind = 0; kind < 2; kind++) {
             /* every microbatch alike and every op at the maximum clock */
             if (dur[kind][0] != dur[kind][1] || !freq_is_max(g, clk[kind][0]) ||
@@ -99,7 +100,8 @@ static int prepare_pipe(sp_stage *st, const topology *t, const job *j, const pla
     return 1;
 }
 
-int stage_path_prepare(stage_path *sp, const topology *t, const job *j, const plan *p)
+int stage_path_prepare(stage_path *sp, stage_costs *sc, const topology *t, const job *j,
+                       const plan *p)
 {
     if (p->schedule != SCHED_GPIPE && p->schedule != SCHED_1F1B)
         return 0;
@@ -113,7 +115,7 @@ int stage_path_prepare(stage_path *sp, const topology *t, const job *j, const pl
     double act = cost_activation_bytes(j, p->microbatch_size), transfers = 0;
     int acc = plan_accumulation(p, j);
     for (int pi = 0, lane0 = 0; pi < p->npipes; pi++) {
-        if (!prepare_pipe(&sp->st[lane0], t, j, p, pi, act))
+        if (!prepare_pipe(&sp->st[lane0], sc, t, j, p, pi, act))
             return 0;
         for (int k = 0; k < p->pipes[pi].nstages; k++)
             transfers += (double)(sp->st[lane0 + k].xfer[F] + sp->st[lane0 + k].xfer[B]) *

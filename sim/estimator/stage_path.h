@@ -17,6 +17,7 @@
 
 #include <stdint.h>
 #include "sim/estimator/load_bound.h"
+#include "sim/estimator/stage_costs.h"
 #include "sim/inputs/job.h"
 #include "sim/inputs/plan.h"
 #include "sim/inputs/topology.h"
@@ -47,9 +48,10 @@ typedef struct stage_path {
 } stage_path;
 
 /* Does the fast path apply to this checked plan? Fills the per-stage
- * durations and transfers; returns 1, 0 when it does not apply, -1 when
- * out of memory. */
-int stage_path_prepare(stage_path *sp, const topology *t, const job *j, const plan *p);
+ * durations (through sc) and transfers; returns 1, 0 when it does not
+ * apply, -1 when out of memory. */
+int stage_path_prepare(stage_path *sp, stage_costs *sc, const topology *t, const job *j,
+                       const plan *p);
 /* Runs it on the lanes-only workload of the same plan: sets each lane's
  * bwd_end in tm and fills sp's results. Returns 0, 1 when the times come
  * near the time cap (the caller falls back to the op path, which saturates

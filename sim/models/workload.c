@@ -62,14 +62,21 @@ static int op_index(int base, int m, int k, int j, int kind)
     return base + (k * m + j) * 2 + kind;
 }
 
-void workload_stage_ns(const topology *t, const job *j, const plan *p, int pi, int k,
-                       int64_t dur[2][2], int32_t clk[2][2])
+void workload_stage_base_ns(const topology *t, const job *j, const plan *p, int pi, int k,
+                            int64_t *fwd_ns, int64_t *bwd_ns)
 {
     const plan_stage *st = &p->pipes[pi].stages[k];
     const gpu_type *g = topo_gpu_type(t, st->gpus[0]);
     int b = p->microbatch_size;
-    int64_t fns = cost_stage_fwd_ns(j, g, st->ngpus, b, st->first, st->last, 1.0);
-    int64_t bns = cost_stage_bwd_ns(j, g, st->ngpus, b, st->first, st->last, 1.0);
+    *fwd_ns = cost_stage_fwd_ns(j, g, st->ngpus, b, st->first, st->last, 1.0);
+    *bwd_ns = cost_stage_bwd_ns(j, g, st->ngpus, b, st->first, st->last, 1.0);
+}
+
+void workload_stage_clocks(const topology *t, const plan *p, int pi, int k, int64_t fns,
+                           int64_t bns, int64_t dur[2][2], int32_t clk[2][2])
+{
+    const plan_stage *st = &p->pipes[pi].stages[k];
+    const gpu_type *g = topo_gpu_type(t, st->gpus[0]);
     /* [kind][edge]: the stage's SM clocks (freq.h); the ops of the first
      * and the last microbatch keep f_max: they fill and drain the
      * pipeline, on its critical path at every stage */
@@ -90,9 +97,10 @@ static void fill_pipe_ops(workload *w, const topology *t, const job *j, const pl
     double act = cost_activation_bytes(j, p->microbatch_size);
     for (int k = 0; k < K; k++) {
         const plan_stage *st = &pp->stages[k];
-        int64_t dur[2][2];
+        int64_t dur[2][2], fns, bns;
         int32_t clk[2][2];
-        workload_stage_ns(t, j, p, pi, k, dur, clk);
+        workload_stage_base_ns(t, j, p, pi, k, &fns, &bns);
+        workload_stage_clocks(t, p, pi, k, fns, bns, dur, clk);
         for (int mb = 0; mb < m; mb++)
             for (int kind = 0; kind < 2; kind++) {
                 wl_op *o = &w->ops[op_index(base, m, k, mb, kind)];
