@@ -165,36 +165,104 @@ static void lane_tails(const workload *w, int64_t *tail)
     }
 }
 
+static int by_key_then_start(const void *a, const void *b)
+{
+    const stream_load *x = a, *y = b;
+    if (x->key != y->key)
+        return (x->key > y->key) - (x->key < y->key);
+    if (x->first_start != y->first_start)
+        return (x->first_start > y->first_start) - (x->first_start < y->first_start);
+    if (x->min_tail != y->min_tail)
+        return (x->min_tail > y->min_tail) - (x->min_tail < y->min_tail);
+    if (x->bytes != y->bytes) /* a total order on values: ties are equal entries */
+        return (x->bytes > y->bytes) - (x->bytes < y->bytes);
+    return (x->min_lat > y->min_lat) - (x->min_lat < y->min_lat);
+}
+
+/* The streams v[0..n) crossing one resource (n >= 2, sorted by start):
+ * any subset of them cannot have finished before its earliest start +
+ * its least latency + its bytes / capacity, and then its last consumer
+ * still has at least the subset's least tail to run. The best subset is
+ * one of "start >= s and tail >= tau" for a stream's s and a stream's tau
+ * (adding such streams to a subset only adds bytes), so trying those pairs
+ * is the maximum over all subsets. This sees, e.g., GPipe's forward
+ * transfers on a link (early, with every backward still to run after
+ * them) and its backward transfers (late, little left) each on their own,
+ * where the bound over all of them together keeps only the early start and
+ * the small tail. */
+static int64_t subset_bound(const stream_load *v, int n)
+{
+    int64_t best = 0;
+    for (int i = 0; i < n; i++)     /* earliest start: v[i]'s (sorted) */
+        for (int k = 0; k < n; k++) { /* least tail: v[k]'s */
+            if (v[k].first_start < v[i].first_start)
+                continue;
+            double bytes = 0, lat = v[k].min_lat;
+            for (int x = i; x < n; x++)
+                if (v[x].min_tail >= v[k].min_tail) {
+                    bytes += v[x].bytes;
+                    lat = v[x].min_lat < lat ? v[x].min_lat : lat;
+                }
+            int64_t b = v[i].first_start + cost_ns(lat) + cost_ns(bytes / v[i].cap) +
+                        v[k].min_tail;
+            best = b > best ? b : best;
+        }
+    return best;
+}
+
 /* Each stream onto the resources it crosses; raises the iteration to the
- * largest resource bound. */
+ * largest resource bound: all of a resource's transfers together, and
+ * (with several streams on it) its best subset of streams. */
 static int resources_bound(const topology *t, const workload *w, const stream_load *v, int ns,
                            timing *tm)
 {
     stream_load *res = malloc(sizeof *res * (size_t)(3 * ns));
+    stream_load *per = malloc(sizeof *per * (size_t)(3 * ns)); /* one per (stream, resource) */
     res_table h = {0};
-    if (!res || res_table_init(&h, 3 * ns)) {
+    if (!res || !per || res_table_init(&h, 3 * ns)) {
         free(res);
+        free(per);
         return -1;
     }
-    int nr = 0;
+    int nr = 0, np = 0;
     for (int s = 0; s < ns; s++) {
         int a = w->lanes[v[s].key / w->nlanes].gpu, b = w->lanes[v[s].key % w->nlanes].gpu;
         double lat, rate;
         topo_path(t, a, b, &lat, &rate);
         topo_res r[3];
         int k = topo_path_resources(t, a, b, r);
-        for (int x = 0; x < k; x++)
-            merge_into(res, &nr, &h, (stream_load){r[x].key, r[x].cap, v[s].bytes, lat,
-                                                   v[s].first_start, v[s].min_tail});
+        for (int x = 0; x < k; x++) {
+            stream_load one = {r[x].key, r[x].cap, v[s].bytes, lat, v[s].first_start,
+                               v[s].min_tail};
+            merge_into(res, &nr, &h, one);
+            per[np++] = one;
+        }
     }
     for (int i = 0; i < nr; i++) {
         int64_t b = res[i].first_start + cost_ns(res[i].min_lat) +
                     cost_ns(res[i].bytes / res[i].cap) + res[i].min_tail;
-        if (b > tm->iteration_ns)
-            tm->iteration_ns = b;
+        tm->xfer_all_ns = b > tm->xfer_all_ns ? b : tm->xfer_all_ns;
     }
+    if (tm->xfer_all_ns > tm->iteration_ns)
+        tm->iteration_ns = tm->xfer_all_ns;
+    if (np > nr) { /* some resource carries several streams */
+        qsort(per, (size_t)np, sizeof *per, by_key_then_start);
+        for (int i = 0; i < np;) {
+            int k = i;
+            while (k < np && per[k].key == per[i].key)
+                k++;
+            if (k - i > 1) {
+                int64_t b = subset_bound(&per[i], k - i);
+                tm->xfer_subset_ns = b > tm->xfer_subset_ns ? b : tm->xfer_subset_ns;
+            }
+            i = k;
+        }
+    }
+    if (tm->xfer_subset_ns > tm->iteration_ns)
+        tm->iteration_ns = tm->xfer_subset_ns;
     res_table_free(&h);
     free(res);
+    free(per);
     return 0;
 }
 

@@ -27,6 +27,8 @@ typedef struct timing {
     int64_t *group_start, *group_end;
     int64_t iteration_ns;
     int64_t unbounded_ns; /* estimator: the iteration before the transfer load bound */
+    int64_t xfer_all_ns;  /* estimator: the transfer bound over each resource's transfers */
+    int64_t xfer_subset_ns; /* ... over its best subset of streams (0: none shared) */
     double wan_bytes;     /* bytes that crossed a WAN link */
 } timing;
 
