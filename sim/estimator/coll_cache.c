@@ -5,8 +5,10 @@
 #include <string.h>
 
 /* Bounded: a planner's run repeats a working set of groups; past this many
- * distinct ones the cache starts over rather than grow without end. */
+ * distinct ones, or this many bytes (per workspace, so per planner
+ * thread), the cache starts over rather than grow without end. */
 #define COLL_CACHE_MAX 8192
+#define COLL_CACHE_BYTES (16u << 20)
 
 static uint64_t mix(uint64_t h, uint64_t x)
 {
@@ -55,6 +57,7 @@ static void clear(coll_cache *cc)
     for (int i = 0; i < cc->n; i++)
         entry_free(&cc->v[i]);
     cc->n = 0;
+    cc->bytes = 0;
     if (cc->slot)
         memset(cc->slot, 0, sizeof *cc->slot * (size_t)cc->nslot);
 }
@@ -110,7 +113,7 @@ void coll_cache_free(coll_cache *cc)
 /* Room for one more entry (the slot table stays at most half full). */
 static int reserve(coll_cache *cc)
 {
-    if (cc->n >= COLL_CACHE_MAX)
+    if (cc->n >= COLL_CACHE_MAX || cc->bytes >= COLL_CACHE_BYTES)
         clear(cc);
     if (cc->n < cc->cap)
         return 0;
@@ -153,6 +156,10 @@ static int fill(coll_entry *x, uint64_t h, const topology *t, const workload *w,
         entry_free(x);
         return gt_fail(e, "out of memory");
     }
+    if (x->nloads > 0) { /* collective_loads sized it for every flow's resources */
+        coll_load *l = realloc(x->loads, sizeof *l * (size_t)x->nloads);
+        x->loads = l ? l : x->loads;
+    }
     for (int m = 0; m < sg->nmembers; m++)
         x->gpus[m] = w->lanes[sg->members[m]].gpu;
     for (int f = 0; f < c.nflows; f++)
@@ -160,6 +167,10 @@ static int fill(coll_entry *x, uint64_t h, const topology *t, const workload *w,
             t->gpus[w->lanes[c.flows[f].dst_lane].gpu].site)
             x->wan[x->nwan++] = c.flows[f].bytes;
     collective_free(&c);
+    if (x->nwan > 0) {
+        double *wb = realloc(x->wan, sizeof *wb * (size_t)x->nwan);
+        x->wan = wb ? wb : x->wan;
+    }
     return 0;
 }
 
@@ -177,8 +188,11 @@ const coll_entry *coll_cache_get(coll_cache *cc, const topology *t, const worklo
         gt_fail(e, "out of memory");
         return NULL;
     }
-    if (fill(&cc->v[cc->n], h, t, w, sg, sync, e))
+    coll_entry *x = &cc->v[cc->n];
+    if (fill(x, h, t, w, sg, sync, e))
         return NULL;
+    cc->bytes += sizeof *x + sizeof(int) * (size_t)x->n + sizeof *x->loads * (size_t)x->nloads +
+                 sizeof *x->wan * (size_t)x->nwan;
     int s = (int)(h & (uint64_t)(cc->nslot - 1));
     while (cc->slot[s])
         s = (s + 1) & (cc->nslot - 1);

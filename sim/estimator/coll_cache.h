@@ -38,6 +38,7 @@ typedef struct coll_cache {
     int n, cap;
     int *slot;            /* open addressing over v: index + 1, 0 empty */
     int nslot;
+    size_t bytes;         /* held by the entries */
 } coll_cache;
 
 /* Before an evaluation on t: keeps the entries when t has the content
