@@ -16,6 +16,8 @@
 #include "sim/models/collective.h"
 #include "sim/models/cost.h"
 #include "sim/estimator/load_bound.h"
+#include "sim/estimator/coll_cache.h"
+#include "sim/estimator/stage_path.h"
 
 /* The last transfer priced into each lane, per producer lane: a lane's
  * inputs come from one or two neighbours with the same bytes every
@@ -112,19 +114,75 @@ static int run_ops(const topology *t, const workload *w, timing *tm, gt_err *e)
 
 /* When a group's collective may start: all members' gradients ready, i.e.
  * after their last backward op, or (overlapped sync) part of the way
- * through it. */
-static int64_t group_ready(const timing *tm, const sync_group *sg)
+ * through it (the lane's last op: from sp's sums on the per-stage path). */
+static int64_t group_ready(const timing *tm, const sync_group *sg, const stage_path *sp)
 {
     int64_t start = 0;
     for (int m = 0; m < sg->nmembers; m++) {
         int64_t r = tm->lanes[sg->members[m]].bwd_end;
         if (sg->ready_op) {
-            const op_time *ot = &tm->ops[sg->ready_op[m]];
-            r = ot->start + llround(sg->ready_frac[m] * (double)(ot->end - ot->start));
+            int64_t s0, s1;
+            if (sp) {
+                s0 = sp->lanes[sg->members[m]].last_start;
+                s1 = sp->lanes[sg->members[m]].last_end;
+            } else {
+                s0 = tm->ops[sg->ready_op[m]].start;
+                s1 = tm->ops[sg->ready_op[m]].end;
+            }
+            r = s0 + llround(sg->ready_frac[m] * (double)(s1 - s0));
         }
         start = r > start ? r : start;
     }
     return start;
+}
+
+/* Group g's collective: its estimate, WAN bytes and loads (from the cache
+ * when given one: the same values, computed once). */
+static int run_group(const topology *t, const workload *w, sync_kind sync, timing *tm, int g,
+                     int64_t start, sync_loads *sl, coll_cache *cc, gt_err *e)
+{
+    const sync_group *sg = &w->groups[g];
+    tm->group_start[g] = start;
+    if (cc) {
+        const coll_entry *x = coll_cache_get(cc, t, w, sg, sync, e);
+        if (!x)
+            return -1;
+        tm->group_end[g] = t_add(start, x->est_ns);
+        for (int f = 0; f < x->nwan; f++)
+            tm->wan_bytes += x->wan[f];
+        return sync_loads_push(sl, x->loads, x->nloads, g, start) ? gt_fail(e, "out of memory")
+                                                                 : 0;
+    }
+    coll_plan c;
+    if (collective_build(&c, t, w, sg, sync, e))
+        return -1;
+    tm->group_end[g] = t_add(start, collective_estimate_ns(&c, t, w));
+    for (int f = 0; f < c.nflows; f++)
+        tm->wan_bytes += wan_bytes_of(t, w, c.flows[f].src_lane, c.flows[f].dst_lane,
+                                      c.flows[f].bytes);
+    int rc = sync_loads_add(sl, &c, t, w, g, start);
+    collective_free(&c);
+    return rc ? gt_fail(e, "out of memory") : 0;
+}
+
+int estimate_finish(const topology *t, const workload *w, sync_kind sync, timing *tm,
+                    const stage_path *sp, coll_cache *cc, gt_err *e)
+{
+    sync_loads sl = {0};
+    for (int g = 0; g < w->ngroups; g++)
+        if (run_group(t, w, sync, tm, g, group_ready(tm, &w->groups[g], sp), &sl, cc, e)) {
+            sync_loads_free(&sl);
+            return -1;
+        }
+    sync_loads_bound(&sl, tm);
+    sync_loads_free(&sl);
+    timing_finish_lanes(tm, w);
+    if (t_over(tm->iteration_ns))
+        return t_cap_fail(e, t->path, "the estimated iteration");
+    tm->unbounded_ns = tm->iteration_ns;
+    int rc = sp ? transfer_streams_bound(t, w, sp->streams, sp->nstreams, tm)
+                : transfer_load_bound(t, w, tm);
+    return rc < 0 ? gt_fail(e, "out of memory") : 0;
 }
 
 int estimate_run(const topology *t, const workload *w, sync_kind sync, timing *tm, gt_err *e)
@@ -132,80 +190,5 @@ int estimate_run(const topology *t, const workload *w, sync_kind sync, timing *t
     tm->wan_bytes = 0;
     if (run_ops(t, w, tm, e)) /* also sets each lane's bwd_end */
         return -1;
-    sync_loads sl = {0};
-    for (int g = 0; g < w->ngroups; g++) {
-        const sync_group *sg = &w->groups[g];
-        int64_t start = group_ready(tm, sg);
-        coll_plan c;
-        if (collective_build(&c, t, w, sg, sync, e)) {
-            sync_loads_free(&sl);
-            return -1;
-        }
-        tm->group_start[g] = start;
-        tm->group_end[g] = t_add(start, collective_estimate_ns(&c, t, w));
-        for (int f = 0; f < c.nflows; f++)
-            tm->wan_bytes += wan_bytes_of(t, w, c.flows[f].src_lane, c.flows[f].dst_lane,
-                                          c.flows[f].bytes);
-        int rc = sync_loads_add(&sl, &c, t, w, g, start);
-        collective_free(&c);
-        if (rc) {
-            sync_loads_free(&sl);
-            return gt_fail(e, "out of memory");
-        }
-    }
-    sync_loads_bound(&sl, tm);
-    sync_loads_free(&sl);
-    timing_finish_lanes(tm, w);
-    if (t_over(tm->iteration_ns))
-        return t_cap_fail(e, t->path, "the estimated iteration");
-    if (transfer_load_bound(t, w, tm) < 0)
-        return gt_fail(e, "out of memory");
-    return 0;
-}
-
-int estimate_plan(const topology *t, const job *j, const plan *p, est_summary *out, gt_err *e)
-{
-    job jb;
-    j = plan_job(p, j, &jb);
-    memset(out, 0, sizeof *out);
-    if (plan_check(p, t, j, e))
-        return -1;
-    workload w;
-    if (workload_build(&w, t, j, p, e))
-        return -1;
-    timing tm;
-    lane_account *la = NULL;
-    int rc = timing_alloc(&tm, &w, e);
-    if (!rc)
-        rc = estimate_run(t, &w, p->sync, &tm, e);
-    if (!rc) {
-        la = malloc(sizeof *la * (size_t)w.nlanes);
-        if (!la)
-            rc = gt_fail(e, "out of memory");
-    }
-    if (!rc) {
-        account_lanes(t, &w, &tm, la);
-        run_totals tot;
-        account_totals(t, &w, &tm, la, 0, &tot);
-        out->iteration_s = tm.iteration_ns * 1e-9;
-        out->energy_j = tot.energy_j;
-        out->carbon_g = tot.carbon_g;
-        out->usd = tot.usd;
-        out->tokens_per_s = w.tokens / out->iteration_s;
-        out->gpus_used = plan_gpus_used(p);
-        double *mem;
-        if (plan_memory_all(p, j, t->ngpus, &mem)) {
-            rc = gt_fail(e, "out of memory");
-        } else {
-            for (int g = 0; g < t->ngpus; g++) {
-                double need = mem[g] / topo_gpu_type(t, g)->mem_bytes;
-                out->peak_mem_frac = need > out->peak_mem_frac ? need : out->peak_mem_frac;
-            }
-            free(mem);
-        }
-    }
-    free(la);
-    timing_free(&tm);
-    workload_free(&w);
-    return rc;
+    return estimate_finish(t, w, sync, tm, NULL, NULL, e);
 }

@@ -10,6 +10,7 @@
 
 #include "sim/inputs/job.h"
 #include "sim/inputs/plan.h"
+#include "sim/models/accounting.h"
 #include "sim/models/timing.h"
 #include "sim/inputs/topology.h"
 #include "sim/models/workload.h"
@@ -26,10 +27,40 @@ typedef struct est_summary {
 } est_summary;
 
 /* Check, build, estimate: the one call a planner makes per candidate.
- * Returns -1 with the reason when the plan is invalid (e.g. memory). */
+ * Returns -1 with the reason when the plan is invalid (e.g. memory).
+ * Uses the calling thread's workspace (below), so buffers are reused. */
 int estimate_plan(const topology *t, const job *j, const plan *p, est_summary *out, gt_err *e);
+
+/* Buffers of one evaluation kept for the next (one per thread), and the
+ * choice of path: the per-stage fast path where it is exact (stage_path.h)
+ * or always the op-by-op recurrence (the oracle). */
+typedef enum { EST_PATH_AUTO = 0, EST_PATH_OPS = 1 } est_path;
+typedef struct est_workspace est_workspace;
+est_workspace *est_workspace_new(void);
+void est_workspace_free(est_workspace *ws);
+void est_workspace_set_path(est_workspace *ws, est_path path);
+int estimate_plan_ws(est_workspace *ws, const topology *t, const job *j, const plan *p,
+                     est_summary *out, gt_err *e);
+/* What the last evaluation in ws computed (valid until the next one): the
+ * workload (no op list on the fast path), its timing (no op times there),
+ * the per-lane accounts, and whether the fast path ran. */
+const workload *est_workspace_workload(const est_workspace *ws);
+const timing *est_workspace_timing(const est_workspace *ws);
+const lane_account *est_workspace_accounts(const est_workspace *ws);
+int est_workspace_fast(const est_workspace *ws);
+/* Rounds of one forward and one backward per stage the fast path jumped
+ * over (its periodic steady state); 0 on the op path. */
+long est_workspace_skipped(const est_workspace *ws);
 
 /* The recurrence on a built workload: fills tm (op and lane times). */
 int estimate_run(const topology *t, const workload *w, sync_kind sync, timing *tm, gt_err *e);
+
+/* After each lane's bwd_end (and op times, or the fast path's sums in sp):
+ * sync groups (their collectives from cc when given, coll_cache.h), their
+ * load bound, optimizer, iteration, transfer bound. */
+struct stage_path;
+struct coll_cache;
+int estimate_finish(const topology *t, const workload *w, sync_kind sync, timing *tm,
+                    const struct stage_path *sp, struct coll_cache *cc, gt_err *e);
 
 #endif

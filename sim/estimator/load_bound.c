@@ -62,6 +62,21 @@ void sync_loads_bound(sync_loads *s, timing *tm)
     }
 }
 
+int sync_loads_push(sync_loads *s, const coll_load *l, int m, int group, int64_t start)
+{
+    if (s->n + m > s->cap) {
+        int nc = 2 * (s->n + m);
+        group_load *x = realloc(s->v, sizeof *x * (size_t)nc);
+        if (!x)
+            return -1;
+        s->v = x;
+        s->cap = nc;
+    }
+    for (int i = 0; i < m; i++)
+        s->v[s->n++] = (group_load){l[i], group, start};
+    return 0;
+}
+
 int sync_loads_add(sync_loads *s, const coll_plan *c, const topology *t, const workload *w,
                    int group, int64_t start)
 {
@@ -69,20 +84,9 @@ int sync_loads_add(sync_loads *s, const coll_plan *c, const topology *t, const w
     int m = collective_loads(c, t, w, &l);
     if (m < 0)
         return -1;
-    if (s->n + m > s->cap) {
-        int nc = 2 * (s->n + m);
-        group_load *x = realloc(s->v, sizeof *x * (size_t)nc);
-        if (!x) {
-            free(l);
-            return -1;
-        }
-        s->v = x;
-        s->cap = nc;
-    }
-    for (int i = 0; i < m; i++)
-        s->v[s->n++] = (group_load){l[i], group, start};
+    int rc = sync_loads_push(s, l, m, group, start);
     free(l);
-    return 0;
+    return rc;
 }
 
 void sync_loads_free(sync_loads *s)
@@ -161,6 +165,107 @@ static void lane_tails(const workload *w, int64_t *tail)
     }
 }
 
+static int by_key_then_start(const void *a, const void *b)
+{
+    const stream_load *x = a, *y = b;
+    if (x->key != y->key)
+        return (x->key > y->key) - (x->key < y->key);
+    if (x->first_start != y->first_start)
+        return (x->first_start > y->first_start) - (x->first_start < y->first_start);
+    if (x->min_tail != y->min_tail)
+        return (x->min_tail > y->min_tail) - (x->min_tail < y->min_tail);
+    if (x->bytes != y->bytes) /* a total order on values: ties are equal entries */
+        return (x->bytes > y->bytes) - (x->bytes < y->bytes);
+    return (x->min_lat > y->min_lat) - (x->min_lat < y->min_lat);
+}
+
+/* The streams v[0..n) crossing one resource (n >= 2, sorted by start):
+ * any subset of them cannot have finished before its earliest start +
+ * its least latency + its bytes / capacity, and then its last consumer
+ * still has at least the subset's least tail to run. The best subset is
+ * one of "start >= s and tail >= tau" for a stream's s and a stream's tau
+ * (adding such streams to a subset only adds bytes), so trying those pairs
+ * is the maximum over all subsets. This sees, e.g., GPipe's forward
+ * transfers on a link (early, with every backward still to run after
+ * them) and its backward transfers (late, little left) each on their own,
+ * where the bound over all of them together keeps only the early start and
+ * the small tail. */
+static int64_t subset_bound(const stream_load *v, int n)
+{
+    int64_t best = 0;
+    for (int i = 0; i < n; i++)     /* earliest start: v[i]'s (sorted) */
+        for (int k = 0; k < n; k++) { /* least tail: v[k]'s */
+            if (v[k].first_start < v[i].first_start)
+                continue;
+            double bytes = 0, lat = v[k].min_lat;
+            for (int x = i; x < n; x++)
+                if (v[x].min_tail >= v[k].min_tail) {
+                    bytes += v[x].bytes;
+                    lat = v[x].min_lat < lat ? v[x].min_lat : lat;
+                }
+            int64_t b = v[i].first_start + cost_ns(lat) + cost_ns(bytes / v[i].cap) +
+                        v[k].min_tail;
+            best = b > best ? b : best;
+        }
+    return best;
+}
+
+/* Each stream onto the resources it crosses; raises the iteration to the
+ * largest resource bound: all of a resource's transfers together, and
+ * (with several streams on it) its best subset of streams. */
+static int resources_bound(const topology *t, const workload *w, const stream_load *v, int ns,
+                           timing *tm)
+{
+    stream_load *res = malloc(sizeof *res * (size_t)(3 * ns));
+    stream_load *per = malloc(sizeof *per * (size_t)(3 * ns)); /* one per (stream, resource) */
+    res_table h = {0};
+    if (!res || !per || res_table_init(&h, 3 * ns)) {
+        free(res);
+        free(per);
+        return -1;
+    }
+    int nr = 0, np = 0;
+    for (int s = 0; s < ns; s++) {
+        int a = w->lanes[v[s].key / w->nlanes].gpu, b = w->lanes[v[s].key % w->nlanes].gpu;
+        double lat, rate;
+        topo_path(t, a, b, &lat, &rate);
+        topo_res r[3];
+        int k = topo_path_resources(t, a, b, r);
+        for (int x = 0; x < k; x++) {
+            stream_load one = {r[x].key, r[x].cap, v[s].bytes, lat, v[s].first_start,
+                               v[s].min_tail};
+            merge_into(res, &nr, &h, one);
+            per[np++] = one;
+        }
+    }
+    for (int i = 0; i < nr; i++) {
+        int64_t b = res[i].first_start + cost_ns(res[i].min_lat) +
+                    cost_ns(res[i].bytes / res[i].cap) + res[i].min_tail;
+        tm->xfer_all_ns = b > tm->xfer_all_ns ? b : tm->xfer_all_ns;
+    }
+    if (tm->xfer_all_ns > tm->iteration_ns)
+        tm->iteration_ns = tm->xfer_all_ns;
+    if (np > nr) { /* some resource carries several streams */
+        qsort(per, (size_t)np, sizeof *per, by_key_then_start);
+        for (int i = 0; i < np;) {
+            int k = i;
+            while (k < np && per[k].key == per[i].key)
+                k++;
+            if (k - i > 1) {
+                int64_t b = subset_bound(&per[i], k - i);
+                tm->xfer_subset_ns = b > tm->xfer_subset_ns ? b : tm->xfer_subset_ns;
+            }
+            i = k;
+        }
+    }
+    if (tm->xfer_subset_ns > tm->iteration_ns)
+        tm->iteration_ns = tm->xfer_subset_ns;
+    res_table_free(&h);
+    free(res);
+    free(per);
+    return 0;
+}
+
 int transfer_load_bound(const topology *t, const workload *w, timing *tm)
 {
     int n = 0;
@@ -169,18 +274,17 @@ int transfer_load_bound(const topology *t, const workload *w, timing *tm)
     if (n == 0)
         return 0;
     int64_t *tail = malloc(sizeof *tail * (size_t)w->nops);
-    stream_load *v = malloc(sizeof *v * (size_t)n), *res = malloc(sizeof *res * (size_t)(3 * n));
+    stream_load *v = malloc(sizeof *v * (size_t)n);
     int *slot = malloc(sizeof *slot * (size_t)(4 * w->nlanes));
     res_table h = {0};
-    if (!tail || !v || !res || !slot || res_table_init(&h, 3 * n)) {
+    if (!tail || !v || !slot || res_table_init(&h, n)) {
         free(tail);
         free(v);
-        free(res);
         free(slot);
         return -1;
     }
     lane_tails(w, tail);
-    int ns = 0, nr = 0;
+    int ns = 0;
     for (int i = 0; i < 4 * w->nlanes; i++)
         slot[i] = -1;
     for (int i = 0; i < w->nops; i++) {
@@ -192,27 +296,26 @@ int transfer_load_bound(const topology *t, const workload *w, timing *tm)
         add_to_stream(v, &ns, slot, &h, src, o->lane,
                       (stream_load){pair, 0, o->xfer_bytes, 0, tm->ops[i].xfer_start, tail[i]});
     }
-    res_table_clear(&h);
-    for (int s = 0; s < ns; s++) { /* each stream onto the resources it crosses */
-        int a = w->lanes[v[s].key / w->nlanes].gpu, b = w->lanes[v[s].key % w->nlanes].gpu;
-        double lat, rate;
-        topo_path(t, a, b, &lat, &rate);
-        topo_res r[3];
-        int k = topo_path_resources(t, a, b, r);
-        for (int x = 0; x < k; x++)
-            merge_into(res, &nr, &h, (stream_load){r[x].key, r[x].cap, v[s].bytes, lat,
-                                                   v[s].first_start, v[s].min_tail});
-    }
-    for (int i = 0; i < nr; i++) {
-        int64_t b = res[i].first_start + cost_ns(res[i].min_lat) +
-                    cost_ns(res[i].bytes / res[i].cap) + res[i].min_tail;
-        if (b > tm->iteration_ns)
-            tm->iteration_ns = b;
-    }
     res_table_free(&h);
+    int rc = resources_bound(t, w, v, ns, tm);
     free(tail);
     free(v);
-    free(res);
     free(slot);
-    return 0;
+    return rc;
+}
+
+int transfer_streams_bound(const topology *t, const workload *w, const xfer_stream *s, int n,
+                           timing *tm)
+{
+    if (n == 0)
+        return 0;
+    stream_load *v = malloc(sizeof *v * (size_t)n);
+    if (!v)
+        return -1;
+    for (int i = 0; i < n; i++)
+        v[i] = (stream_load){(long)s[i].src_lane * w->nlanes + s[i].dst_lane, 0, s[i].bytes, 0,
+                             s[i].first_start, s[i].min_tail};
+    int rc = resources_bound(t, w, v, n, tm);
+    free(v);
+    return rc;
 }

@@ -28,6 +28,8 @@ typedef struct sync_loads {
 
 int sync_loads_add(sync_loads *s, const coll_plan *c, const topology *t, const workload *w,
                    int group, int64_t start);
+/* The same from loads already gathered (collective_loads' of the group). */
+int sync_loads_push(sync_loads *s, const coll_load *l, int m, int group, int64_t start);
 /* Raises tm->group_end of the last group on each shared resource. */
 void sync_loads_bound(sync_loads *s, timing *tm);
 void sync_loads_free(sync_loads *s);
@@ -35,5 +37,20 @@ void sync_loads_free(sync_loads *s);
 /* Raises tm->iteration_ns to the transfer bound (after timing_finish_lanes);
  * returns 0, or -1 when out of memory. */
 int transfer_load_bound(const topology *t, const workload *w, timing *tm);
+
+/* The transfers from one lane into another over the iteration (what
+ * transfer_load_bound gathers from the ops; the per-stage path has them in
+ * closed form). */
+typedef struct xfer_stream {
+    int src_lane, dst_lane;
+    double bytes;          /* all of them */
+    int64_t first_start;   /* earliest transfer start */
+    int64_t min_tail;      /* least work left on dst's GPU (its op, the ops after it on
+                            * its lane and the optimizer) once such a transfer's op may start */
+} xfer_stream;
+
+/* transfer_load_bound from streams given directly (one per lane pair). */
+int transfer_streams_bound(const topology *t, const workload *w, const xfer_stream *s, int n,
+                           timing *tm);
 
 #endif

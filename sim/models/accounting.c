@@ -6,6 +6,20 @@
 #include "sim/inputs/catalog.h"
 #include "sim/inputs/freq.h"
 
+void account_lane_finish(const topology *t, const workload *w, const timing *tm, int l,
+                         int64_t compute, int64_t slow, double slow_wns, int64_t comm,
+                         lane_account *a)
+{
+    const gpu_type *g = topo_gpu_type(t, w->lanes[l].gpu);
+    a->compute_ns = compute + slow;
+    a->comm_ns = comm;
+    a->idle_ns = tm->iteration_ns - a->compute_ns - comm;
+    double pue = t->sites[t->gpus[w->lanes[l].gpu].site].pue;
+    /* without lowered clocks slow_wns is 0 and the sum is the one of before */
+    a->energy_j = pue * 1e-9 *
+                  (compute * g->tdp_w + comm * gpu_comm_w(g) + a->idle_ns * g->idle_w + slow_wns);
+}
+
 static void account_one(const topology *t, const workload *w, const timing *tm, int l,
                         lane_account *a)
 {
@@ -30,13 +44,7 @@ static void account_one(const topology *t, const workload *w, const timing *tm, 
         }
         cursor = ot->end;
     }
-    a->compute_ns = compute + slow;
-    a->comm_ns = comm;
-    a->idle_ns = tm->iteration_ns - a->compute_ns - comm;
-    double pue = t->sites[t->gpus[ln->gpu].site].pue;
-    /* without lowered clocks slow_wns is 0 and the sum is the one of before */
-    a->energy_j = pue * 1e-9 *
-                  (compute * g->tdp_w + comm * gpu_comm_w(g) + a->idle_ns * g->idle_w + slow_wns);
+    account_lane_finish(t, w, tm, l, compute, slow, slow_wns, comm, a);
 }
 
 void account_lanes(const topology *t, const workload *w, const timing *tm, lane_account *out)

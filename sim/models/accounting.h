@@ -33,6 +33,14 @@ typedef struct run_totals {
                                * 2e5 GPUs x a long iteration pass int64) */
 } run_totals;
 
+/* Lane l's state times and joules from its sums: compute = optimizer +
+ * ops at the maximum clock, slow = ops below it (slow_wns their watt-ns),
+ * comm = sync + blocked on transfers; idle is the rest of the iteration.
+ * account_lanes walks the ops for these; the estimator's per-stage path
+ * has them in closed form. */
+void account_lane_finish(const topology *t, const workload *w, const timing *tm, int l,
+                         int64_t compute, int64_t slow, double slow_wns, int64_t comm,
+                         lane_account *a);
 void account_lanes(const topology *t, const workload *w, const timing *tm, lane_account *out);
 void account_totals(const topology *t, const workload *w, const timing *tm,
                     const lane_account *la, int charge_unselected, run_totals *out);

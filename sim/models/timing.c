@@ -19,6 +19,38 @@ int timing_alloc(timing *tm, const workload *w, gt_err *e)
     return 0;
 }
 
+/* Grows one array to n entries (at least one), zeroing the n in use. */
+static int reuse(void **v, int *cap, int n, size_t size)
+{
+    n = n > 0 ? n : 1;
+    if (n > *cap) {
+        void *x = realloc(*v, size * (size_t)n);
+        if (!x)
+            return -1;
+        *v = x;
+        *cap = n;
+    }
+    memset(*v, 0, size * (size_t)n);
+    return 0;
+}
+
+int timing_reuse(timing *tm, int cap[3], const workload *w, gt_err *e)
+{
+    op_time *ops = tm->ops;
+    lane_time *lanes = tm->lanes;
+    int64_t *gs = tm->group_start, *ge = tm->group_end;
+    int gcap = cap[2];
+    memset(tm, 0, sizeof *tm);
+    int rc = reuse((void **)&ops, &cap[0], w->nops, sizeof *ops) |
+             reuse((void **)&lanes, &cap[1], w->nlanes, sizeof *lanes) |
+             reuse((void **)&gs, &gcap, w->ngroups, sizeof *gs) |
+             reuse((void **)&ge, &cap[2], w->ngroups, sizeof *ge);
+    *tm = (timing){.ops = ops, .lanes = lanes, .group_start = gs, .group_end = ge};
+    if (rc)
+        return gt_fail(e, "out of memory for the timeline of %d ops", w->nops);
+    return 0;
+}
+
 void timing_free(timing *tm)
 {
     free(tm->ops);

@@ -26,10 +26,17 @@ typedef struct timing {
     lane_time *lanes;
     int64_t *group_start, *group_end;
     int64_t iteration_ns;
+    int64_t unbounded_ns; /* estimator: the iteration before the transfer load bound */
+    int64_t xfer_all_ns;  /* estimator: the transfer bound over each resource's transfers */
+    int64_t xfer_subset_ns; /* ... over its best subset of streams (0: none shared) */
     double wan_bytes;     /* bytes that crossed a WAN link */
 } timing;
 
 int timing_alloc(timing *tm, const workload *w, gt_err *e);
+/* timing_alloc into tm's arrays when they are large enough (cap[3]: the
+ * ops, lanes and groups they hold, 0 at first; updated when they grow):
+ * for a caller that times many workloads in turn. */
+int timing_reuse(timing *tm, int cap[3], const workload *w, gt_err *e);
 void timing_free(timing *tm);
 /* After group times are known: lane sync ends, sync comm time, optimizer
  * and the iteration end. */

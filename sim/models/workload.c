@@ -62,24 +62,45 @@ static int op_index(int base, int m, int k, int j, int kind)
     return base + (k * m + j) * 2 + kind;
 }
 
+void workload_stage_base_ns(const topology *t, const job *j, const plan *p, int pi, int k,
+                            int64_t *fwd_ns, int64_t *bwd_ns)
+{
+    const plan_stage *st = &p->pipes[pi].stages[k];
+    const gpu_type *g = topo_gpu_type(t, st->gpus[0]);
+    int b = p->microbatch_size;
+    *fwd_ns = cost_stage_fwd_ns(j, g, st->ngpus, b, st->first, st->last, 1.0);
+    *bwd_ns = cost_stage_bwd_ns(j, g, st->ngpus, b, st->first, st->last, 1.0);
+}
+
+void workload_stage_clocks(const topology *t, const plan *p, int pi, int k, int64_t fns,
+                           int64_t bns, int64_t dur[2][2], int32_t clk[2][2])
+{
+    const plan_stage *st = &p->pipes[pi].stages[k];
+    const gpu_type *g = topo_gpu_type(t, st->gpus[0]);
+    /* [kind][edge]: the stage's SM clocks (freq.h); the ops of the first
+     * and the last microbatch keep f_max: they fill and drain the
+     * pipeline, on its critical path at every stage */
+    dur[OP_FWD][0] = freq_op_ns(g, fns, st->freq_fwd_mhz);
+    dur[OP_FWD][1] = fns;
+    dur[OP_BWD][0] = freq_op_ns(g, bns, st->freq_bwd_mhz);
+    dur[OP_BWD][1] = bns;
+    clk[OP_FWD][0] = st->freq_fwd_mhz;
+    clk[OP_BWD][0] = st->freq_bwd_mhz;
+    clk[OP_FWD][1] = clk[OP_BWD][1] = 0;
+}
+
 static void fill_pipe_ops(workload *w, const topology *t, const job *j, const plan *p, int pi,
                           int base, int lane0)
 {
     const plan_pipeline *pp = &p->pipes[pi];
     int K = pp->nstages, m = pp->microbatches * w->accumulation, S = plan_physical_stages(p, pi);
-    int b = p->microbatch_size;
-    double act = cost_activation_bytes(j, b);
+    double act = cost_activation_bytes(j, p->microbatch_size);
     for (int k = 0; k < K; k++) {
         const plan_stage *st = &pp->stages[k];
-        const gpu_type *g = topo_gpu_type(t, st->gpus[0]);
-        int64_t fns = cost_stage_fwd_ns(j, g, st->ngpus, b, st->first, st->last, 1.0);
-        int64_t bns = cost_stage_bwd_ns(j, g, st->ngpus, b, st->first, st->last, 1.0);
-        /* [kind][edge]: the stage's SM clocks (freq.h); the ops of the first
-         * and the last microbatch keep f_max: they fill and drain the
-         * pipeline, on its critical path at every stage */
-        int64_t dur[2][2] = {{freq_op_ns(g, fns, st->freq_fwd_mhz), fns},
-                             {freq_op_ns(g, bns, st->freq_bwd_mhz), bns}};
-        int32_t clk[2][2] = {{st->freq_fwd_mhz, 0}, {st->freq_bwd_mhz, 0}};
+        int64_t dur[2][2], fns, bns;
+        int32_t clk[2][2];
+        workload_stage_base_ns(t, j, p, pi, k, &fns, &bns);
+        workload_stage_clocks(t, p, pi, k, fns, bns, dur, clk);
         for (int mb = 0; mb < m; mb++)
             for (int kind = 0; kind < 2; kind++) {
                 wl_op *o = &w->ops[op_index(base, m, k, mb, kind)];
@@ -170,7 +191,8 @@ static void fill_lanes(workload *w, const topology *t, const job *j, const plan 
     }
 }
 
-int workload_build(workload *w, const topology *t, const job *j, const plan *p, gt_err *e)
+static int build(workload *w, const topology *t, const job *j, const plan *p, int with_ops,
+                 gt_err *e)
 {
     memset(w, 0, sizeof *w);
     w->accumulation = plan_accumulation(p, j);
@@ -182,6 +204,8 @@ int workload_build(workload *w, const topology *t, const job *j, const plan *p, 
     int nlanes = 0;
     for (int pi = 0; pi < p->npipes; pi++)
         nlanes += plan_physical_stages(p, pi);
+    if (!with_ops)
+        nops = 0; /* lanes and groups only: the estimator's per-stage path */
     w->ops = malloc(sizeof *w->ops * (size_t)(nops > 0 ? nops : 1));
     w->lanes = calloc((size_t)nlanes, sizeof *w->lanes);
     w->lane_of_gpu = malloc(sizeof *w->lane_of_gpu * (size_t)t->ngpus);
@@ -202,9 +226,13 @@ int workload_build(workload *w, const topology *t, const job *j, const plan *p, 
                               "(%d) to be a multiple of the stages (%d)",
                            pi, pp->microbatches, plan_physical_stages(p, pi));
         }
-        fill_pipe_ops(w, t, j, p, pi, base, lane0);
+        if (with_ops)
+            fill_pipe_ops(w, t, j, p, pi, base, lane0);
         fill_lanes(w, t, j, p, pi, lane0);
-        if (link_lanes(w, p, pi, base, lane0, e)) {
+        if (!with_ops) {
+            for (int i = lane0; i < lane0 + plan_physical_stages(p, pi); i++)
+                w->lanes[i].first_op = -1;
+        } else if (link_lanes(w, p, pi, base, lane0, e)) {
             workload_free(w);
             return -1;
         }
@@ -218,6 +246,16 @@ int workload_build(workload *w, const topology *t, const job *j, const plan *p, 
         return -1;
     }
     return 0;
+}
+
+int workload_build(workload *w, const topology *t, const job *j, const plan *p, gt_err *e)
+{
+    return build(w, t, j, p, 1, e);
+}
+
+int workload_build_lanes(workload *w, const topology *t, const job *j, const plan *p, gt_err *e)
+{
+    return build(w, t, j, p, 0, e);
 }
 
 void workload_free(workload *w)

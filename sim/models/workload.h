@@ -75,6 +75,18 @@ typedef struct workload {
 
 /* Build the op lists of a checked plan (plan_check first). */
 int workload_build(workload *w, const topology *t, const job *j, const plan *p, gt_err *e);
+/* The same without the op list (ops NULL, nops 0, lanes' first_op -1):
+ * lanes and sync groups only, for the estimator's per-stage path. */
+int workload_build_lanes(workload *w, const topology *t, const job *j, const plan *p, gt_err *e);
+/* Forward/backward op durations of listed stage k of pipeline pi at the
+ * maximum clock (the kernel model, or the job's profile). */
+void workload_stage_base_ns(const topology *t, const job *j, const plan *p, int pi, int k,
+                            int64_t *fwd_ns, int64_t *bwd_ns);
+/* From those, what every op of the stage is given: durations as
+ * [kind][edge] (edge = first or last microbatch, kept at f_max) and SM
+ * clocks (0 = maximum) under the stage's clocks. */
+void workload_stage_clocks(const topology *t, const plan *p, int pi, int k, int64_t fns,
+                           int64_t bns, int64_t dur[2][2], int32_t clk[2][2]);
 void workload_free(workload *w);
 
 #endif

@@ -1,0 +1,201 @@
+/* coll_cache.c — sync-group collectives kept across evaluations (coll_cache.h). */
+#include "sim/estimator/coll_cache.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Bounded: a planner's run repeats a working set of groups; past this many
+ * distinct ones, or this many bytes (per workspace, so per planner
+ * thread), the cache starts over rather than grow without end. */
+#define COLL_CACHE_MAX 8192
+#define COLL_CACHE_BYTES (16u << 20)
+
+static uint64_t mix(uint64_t h, uint64_t x)
+{
+    h ^= x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    return h;
+}
+
+static uint64_t bits(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+
+static uint64_t key_hash(const workload *w, const sync_group *sg, sync_kind sync)
+{
+    uint64_t h = mix(mix(mix(0, (uint64_t)sync), (uint64_t)w->shard), (uint64_t)sg->nmembers);
+    h = mix(mix(h, bits(sg->bytes)), bits(sg->weights));
+    for (int m = 0; m < sg->nmembers; m++)
+        h = mix(h, (uint64_t)w->lanes[sg->members[m]].gpu);
+    return h;
+}
+
+static int same_key(const coll_entry *x, uint64_t h, const workload *w, const sync_group *sg,
+                    sync_kind sync)
+{
+    if (x->hash != h || x->sync != (int)sync || x->shard != (int)w->shard ||
+        x->n != sg->nmembers || bits(x->bytes) != bits(sg->bytes) ||
+        bits(x->weights) != bits(sg->weights))
+        return 0;
+    for (int m = 0; m < x->n; m++)
+        if (x->gpus[m] != w->lanes[sg->members[m]].gpu)
+            return 0;
+    return 1;
+}
+
+static void entry_free(coll_entry *x)
+{
+    free(x->gpus);
+    free(x->loads);
+    free(x->wan);
+}
+
+static void clear(coll_cache *cc)
+{
+    for (int i = 0; i < cc->n; i++)
+        entry_free(&cc->v[i]);
+    cc->n = 0;
+    cc->bytes = 0;
+    if (cc->slot)
+        memset(cc->slot, 0, sizeof *cc->slot * (size_t)cc->nslot);
+}
+
+/* The topology's numeric content, array by array: copied into buf, or
+ * compared with it (cmp); returns the length, or 0 on a difference. */
+static size_t topo_bytes(const topology *t, unsigned char *buf, int cmp)
+{
+    const void *part[] = {t->sites, t->nodes, t->gpus, t->wan, t->types,
+                          &t->tcp_window_bytes, &t->tcp_connections};
+    size_t len[] = {sizeof *t->sites * (size_t)t->nsites, sizeof *t->nodes * (size_t)t->nnodes,
+                    sizeof *t->gpus * (size_t)t->ngpus,
+                    sizeof *t->wan * (size_t)t->nsites * (size_t)t->nsites,
+                    sizeof *t->types * (size_t)t->ntypes, sizeof t->tcp_window_bytes,
+                    sizeof t->tcp_connections};
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof len / sizeof *len; i++) {
+        if (buf && len[i]) {
+            if (!cmp)
+                memcpy(buf + n, part[i], len[i]);
+            else if (memcmp(buf + n, part[i], len[i]))
+                return 0;
+        }
+        n += len[i];
+    }
+    return n;
+}
+
+int coll_cache_begin(coll_cache *cc, const topology *t)
+{
+    size_t n = topo_bytes(t, NULL, 0);
+    if (cc->topo && n == cc->topo_len && topo_bytes(t, cc->topo, 1) == n)
+        return 1;
+    clear(cc);
+    free(cc->topo);
+    cc->topo = malloc(n ? n : 1);
+    cc->topo_len = n;
+    if (!cc->topo)
+        return -1;
+    topo_bytes(t, cc->topo, 0);
+    return 0;
+}
+
+void coll_cache_free(coll_cache *cc)
+{
+    clear(cc);
+    free(cc->v);
+    free(cc->slot);
+    free(cc->topo);
+    memset(cc, 0, sizeof *cc);
+}
+
+/* Room for one more entry (the slot table stays at most half full). */
+static int reserve(coll_cache *cc)
+{
+    if (cc->n >= COLL_CACHE_MAX || cc->bytes >= COLL_CACHE_BYTES)
+        clear(cc);
+    if (cc->n < cc->cap)
+        return 0;
+    int cap = cc->cap ? 2 * cc->cap : 64, nslot = 4 * cap;
+    coll_entry *v = realloc(cc->v, sizeof *v * (size_t)cap);
+    if (!v)
+        return -1;
+    cc->v = v;
+    int *slot = calloc((size_t)nslot, sizeof *slot);
+    if (!slot)
+        return -1;
+    free(cc->slot);
+    cc->slot = slot;
+    cc->nslot = nslot;
+    cc->cap = cap;
+    for (int i = 0; i < cc->n; i++) { /* rehash */
+        int s = (int)(cc->v[i].hash & (uint64_t)(nslot - 1));
+        while (slot[s])
+            s = (s + 1) & (nslot - 1);
+        slot[s] = i + 1;
+    }
+    return 0;
+}
+
+/* The entry computed from the collective itself. */
+static int fill(coll_entry *x, uint64_t h, const topology *t, const workload *w,
+                const sync_group *sg, sync_kind sync, gt_err *e)
+{
+    coll_plan c;
+    memset(x, 0, sizeof *x);
+    if (collective_build(&c, t, w, sg, sync, e))
+        return -1;
+    *x = (coll_entry){h, (int)sync, (int)w->shard, sg->nmembers, sg->bytes, sg->weights,
+                      malloc(sizeof(int) * (size_t)(sg->nmembers > 0 ? sg->nmembers : 1)),
+                      collective_estimate_ns(&c, t, w), NULL, 0,
+                      malloc(sizeof(double) * (size_t)(c.nflows > 0 ? c.nflows : 1)), 0};
+    x->nloads = collective_loads(&c, t, w, &x->loads);
+    if (!x->gpus || !x->wan || x->nloads < 0) {
+        collective_free(&c);
+        entry_free(x);
+        return gt_fail(e, "out of memory");
+    }
+    if (x->nloads > 0) { /* collective_loads sized it for every flow's resources */
+        coll_load *l = realloc(x->loads, sizeof *l * (size_t)x->nloads);
+        x->loads = l ? l : x->loads;
+    }
+    for (int m = 0; m < sg->nmembers; m++)
+        x->gpus[m] = w->lanes[sg->members[m]].gpu;
+    for (int f = 0; f < c.nflows; f++)
+        if (t->gpus[w->lanes[c.flows[f].src_lane].gpu].site !=
+            t->gpus[w->lanes[c.flows[f].dst_lane].gpu].site)
+            x->wan[x->nwan++] = c.flows[f].bytes;
+    collective_free(&c);
+    if (x->nwan > 0) {
+        double *wb = realloc(x->wan, sizeof *wb * (size_t)x->nwan);
+        x->wan = wb ? wb : x->wan;
+    }
+    return 0;
+}
+
+const coll_entry *coll_cache_get(coll_cache *cc, const topology *t, const workload *w,
+                                 const sync_group *sg, sync_kind sync, gt_err *e)
+{
+    uint64_t h = key_hash(w, sg, sync);
+    if (cc->nslot) {
+        for (int s = (int)(h & (uint64_t)(cc->nslot - 1)); cc->slot[s];
+             s = (s + 1) & (cc->nslot - 1))
+            if (same_key(&cc->v[cc->slot[s] - 1], h, w, sg, sync))
+                return &cc->v[cc->slot[s] - 1];
+    }
+    if (reserve(cc)) {
+        gt_fail(e, "out of memory");
+        return NULL;
+    }
+    coll_entry *x = &cc->v[cc->n];
+    if (fill(x, h, t, w, sg, sync, e))
+        return NULL;
+    cc->bytes += sizeof *x + sizeof(int) * (size_t)x->n + sizeof *x->loads * (size_t)x->nloads +
+                 sizeof *x->wan * (size_t)x->nwan;
+    int s = (int)(h & (uint64_t)(cc->nslot - 1));
+    while (cc->slot[s])
+        s = (s + 1) & (cc->nslot - 1);
+    cc->slot[s] = ++cc->n;
+    return &cc->v[cc->n - 1];
+}

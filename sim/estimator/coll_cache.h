@@ -1,0 +1,54 @@
+/* coll_cache.h — what the estimator needs of one sync group's collective,
+ * kept across evaluations (docs/estimator.md).
+ *
+ * A group's collective (collective.h) depends only on the topology, the
+ * sync kind, the sharding, the group's bytes and weights and its members'
+ * GPUs; a planner evaluates many plans whose groups repeat (mutations touch
+ * a few stages). The cache stores, per such key, the contention-free
+ * estimate, the loads per shared resource (for the cross-group bound) and
+ * the bytes of each WAN flow in flow order (so the WAN byte sum is added up
+ * in the op path's order). Entries are computed by the same functions as
+ * without the cache, so the results are the same to the bit. The topology
+ * is recognised by content, not address (one may be freed and another
+ * loaded at the same place). */
+#ifndef GT_COLL_CACHE_H
+#define GT_COLL_CACHE_H
+
+#include <stdint.h>
+#include "sim/models/collective.h"
+
+typedef struct coll_entry {
+    uint64_t hash;
+    int sync, shard, n;
+    double bytes, weights;
+    int *gpus;            /* members' GPUs, in member order */
+    int64_t est_ns;
+    coll_load *loads;
+    int nloads;
+    double *wan;          /* bytes of each flow that crosses sites, in flow order */
+    int nwan;
+} coll_entry;
+
+typedef struct coll_cache {
+    /* entries are for the topology these bytes are a copy of (its sites,
+     * nodes, GPUs, WAN links, GPU types, TCP settings): any other clears them */
+    unsigned char *topo;
+    size_t topo_len;
+    coll_entry *v;
+    int n, cap;
+    int *slot;            /* open addressing over v: index + 1, 0 empty */
+    int nslot;
+    size_t bytes;         /* held by the entries */
+} coll_cache;
+
+/* Before an evaluation on t: keeps the entries when t has the content
+ * they were computed for (returns 1), else drops them (0); -1 when out of
+ * memory. */
+int coll_cache_begin(coll_cache *cc, const topology *t);
+/* The entry of group sg of w (computed and stored on a miss); NULL with e
+ * set when out of memory or the collective cannot be built. */
+const coll_entry *coll_cache_get(coll_cache *cc, const topology *t, const workload *w,
+                                 const sync_group *sg, sync_kind sync, gt_err *e);
+void coll_cache_free(coll_cache *cc);
+
+#endif

@@ -1,0 +1,351 @@
+/* stage_path.c — the per-stage fast path of the estimator (stage_path.h).
+ *
+ * Rounds. Each lane keeps its running end, its latest forward and backward
+ * ends; one round runs at most one forward and one backward per stage in an
+ * order that respects every dependency of the op list (workload.c):
+ *   1F1B   round r: F(k, r+S-1-k) for k = S-1..0, then B(k, r) for k = S-1..0
+ *          (stage k's lane order is its warm-up forwards in rounds < 0, then
+ *          F, B pairs, then the cool-down backwards; F(k) reads stage k-1's
+ *          forward of the round before, B(k) stage k+1's of this round)
+ *   GPipe  forward round r: F(k, r-k) for k = S-1..0; then backward round r:
+ *          B(k, r-(S-1-k)) for k = 0..S-1 (each reads the round before)
+ * A steady round holds every stage's op(s). The state after a round (every
+ * end) determines the rest, and max-plus arithmetic commutes with adding a
+ * constant: when a steady round's ends are all the previous round's plus
+ * lambda, each further steady round is that round plus lambda again, with
+ * the same blocked time and durations, so the jump adds n x lambda to the
+ * state and n x the round's sums. Times are the op path's to the
+ * nanosecond; the jump is taken only while nothing nears the time cap. */
+#include "sim/estimator/stage_path.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "sim/base/timecap.h"
+#include "sim/inputs/freq.h"
+#include "sim/models/cost.h"
+
+enum { F = OP_FWD, B = OP_BWD };
+
+struct sp_stage {
+    int64_t dur[2];       /* forward, backward op */
+    int64_t xin_ns[2];    /* lone transfer into F (from stage k-1) / B (from k+1) */
+    int has_in[2];        /* the op waits for another op's output */
+    int xfer[2];          /* ... carried over a link (bytes > 0) */
+    int wan[2];           /* ... that crosses sites */
+    int64_t total;        /* optimizer + every op of the lane: tail of its first op */
+    /* state */
+    int64_t end[2];       /* latest forward / backward end */
+    int64_t lane_end, done, comm;
+    long nx[2];           /* transfers so far, per input */
+    int64_t first[2], min_tail[2];
+    int64_t tail[2];      /* tail of the latest transfer's op */
+};
+typedef struct sp_stage sp_stage;
+
+/* One stage after one steady round, for finding the period. */
+struct sp_hist {
+    int64_t end[2], lane_end, done, comm, tail[2];
+};
+typedef struct sp_hist sp_hist;
+
+static int grow(void **v, int *cap, int n, size_t size)
+{
+    if (n <= *cap)
+        return 0;
+    void *x = realloc(*v, size * (size_t)n);
+    if (!x)
+        return -1;
+    *v = x;
+    *cap = n;
+    return 0;
+}
+
+/* Does pipeline pi qualify, and its stages' durations and transfers. */
+static int prepare_pipe(sp_stage *st, stage_costs *sc, const topology *t, const job *j,
+                        const plan *p, int pi, double act)
+{
+    const plan_pipeline *pp = &p->pipes[pi];
+    int S = pp->nstages;
+    if (plan_physical_stages(p, pi) != S)
+        return 0;
+    for (int k = 0; k < S; k++) {
+        sp_stage *s = &st[k];
+        const gpu_type *g = topo_gpu_type(t, pp->stages[k].gpus[0]);
+        int64_t dur[2][2], fns, bns;
+        int32_t clk[2][2];
+        stage_costs_get(sc, t, j, p, pi, k, &fns, &bns);
+        workload_stage_clocks(t, p, pi, k, fns, bns, dur, clk);
+        for (int kind = 0; kind < 2; kind++) {
+            /* every microbatch alike and every op at the maximum clock */
+            if (dur[kind][0] != dur[kind][1] || !freq_is_max(g, clk[kind][0]) ||
+                !freq_is_max(g, clk[kind][1]))
+                return 0;
+            s->dur[kind] = dur[kind][0];
+            int from = kind == F ? k - 1 : k + 1;
+            s->has_in[kind] = kind == B || k > 0;
+            s->xfer[kind] = from >= 0 && from < S &&
+                            pp->stages[from].gpus[0] != pp->stages[k].gpus[0];
+            s->xin_ns[kind] = 0;
+            s->wan[kind] = 0;
+            if (s->xfer[kind]) {
+                int a = pp->stages[from].gpus[0], b = pp->stages[k].gpus[0];
+                double lat, rate;
+                topo_path(t, a, b, &lat, &rate);
+                s->xin_ns[kind] = cost_transfer_ns(act, lat, rate);
+                s->wan[kind] = t->gpus[a].site != t->gpus[b].site;
+            }
+        }
+    }
+    return 1;
+}
+
+int stage_path_prepare(stage_path *sp, stage_costs *sc, const topology *t, const job *j,
+                       const plan *p)
+{
+    if (p->schedule != SCHED_GPIPE && p->schedule != SCHED_1F1B)
+        return 0;
+    int nlanes = 0;
+    for (int pi = 0; pi < p->npipes; pi++)
+        nlanes += p->pipes[pi].nstages;
+    if (grow((void **)&sp->st, &sp->cap_st, nlanes, sizeof *sp->st) ||
+        grow((void **)&sp->lanes, &sp->cap_lanes, nlanes, sizeof *sp->lanes) ||
+        grow((void **)&sp->streams, &sp->cap_streams, 2 * nlanes, sizeof *sp->streams))
+        return -1;
+    double act = cost_activation_bytes(j, p->microbatch_size), transfers = 0;
+    int acc = plan_accumulation(p, j);
+    for (int pi = 0, lane0 = 0; pi < p->npipes; pi++) {
+        if (!prepare_pipe(&sp->st[lane0], sc, t, j, p, pi, act))
+            return 0;
+        for (int k = 0; k < p->pipes[pi].nstages; k++)
+            transfers += (double)(sp->st[lane0 + k].xfer[F] + sp->st[lane0 + k].xfer[B]) *
+                         p->pipes[pi].microbatches * acc;
+        lane0 += p->pipes[pi].nstages;
+    }
+    /* byte sums are n x act only when every partial sum is an exact integer
+     * (the op path adds them one transfer at a time) */
+    if (act != nearbyint(act) || act * transfers >= 0x1p53)
+        return 0;
+    sp->act = act;
+    return 1;
+}
+
+/* One op of stage k: ready when its lane is free and its input (produced at
+ * xs, then carried) has arrived; the same arithmetic as the op path. */
+static void run_op(sp_stage *s, int kind, int64_t xs)
+{
+    int64_t ready = s->lane_end, arrival = 0;
+    if (s->has_in[kind])
+        arrival = t_add(xs, s->xfer[kind] ? s->xin_ns[kind] : 0);
+    else
+        xs = 0;
+    int64_t start = ready > arrival ? ready : arrival;
+    int64_t end = t_add(start, s->dur[kind]);
+    if (s->xfer[kind]) {
+        if (arrival > ready) { /* blocked from max(xs, ready) to the arrival */
+            int64_t from = xs > ready ? xs : ready;
+            if (arrival > from)
+                s->comm += arrival - from;
+        }
+        int64_t tail = s->total - s->done;
+        if (s->nx[kind]++ == 0 || xs < s->first[kind])
+            s->first[kind] = xs;
+        if (s->nx[kind] == 1 || tail < s->min_tail[kind])
+            s->min_tail[kind] = tail;
+        s->tail[kind] = tail;
+    }
+    s->done += s->dur[kind];
+    s->lane_end = end;
+    s->end[kind] = end;
+}
+
+/* Steady-round bookkeeping of one phase: the last H rounds' states. */
+typedef struct phase {
+    stage_path *sp;
+    sp_stage *st;
+    sp_hist *hist;        /* [H][S] */
+    int S, H, kinds;      /* kinds run in this phase: bit 0 forward, bit 1 backward */
+    int recorded;         /* steady rounds recorded so far */
+} phase;
+
+static sp_hist *hist_at(const phase *ph, int h)
+{
+    return &ph->hist[(size_t)(h % ph->H) * (size_t)ph->S];
+}
+
+/* Rounds h-1 and h-1-c differ by one constant in every end? */
+static int64_t period_shift(const phase *ph, int c)
+{
+    const sp_hist *a = hist_at(ph, ph->recorded - 1), *b = hist_at(ph, ph->recorded - 1 - c);
+    int64_t lambda = a[0].lane_end - b[0].lane_end;
+    if (lambda <= 0)
+        return 0;
+    for (int k = 0; k < ph->S; k++) {
+        if (a[k].lane_end - b[k].lane_end != lambda)
+            return 0;
+        for (int kind = 0; kind < 2; kind++)
+            if ((ph->kinds >> kind & 1) && a[k].end[kind] - b[k].end[kind] != lambda)
+                return 0;
+    }
+    return lambda;
+}
+
+/* Rounds r+1 .. r+q*c, q periods of c rounds, each the one c rounds before
+ * plus lambda: the state moves by q x lambda, the sums by q x a period's. */
+static void jump(phase *ph, int c, int q, int64_t lambda)
+{
+    const sp_hist *a = hist_at(ph, ph->recorded - 1), *b = hist_at(ph, ph->recorded - 1 - c);
+    ph->sp->skipped += (long)q * c;
+    for (int k = 0; k < ph->S; k++) {
+        sp_stage *s = &ph->st[k];
+        int64_t done = a[k].done - b[k].done;
+        s->lane_end += q * lambda;
+        s->done += q * done;
+        s->comm += q * (a[k].comm - b[k].comm);
+        for (int kind = 0; kind < 2; kind++) {
+            if (!(ph->kinds >> kind & 1))
+                continue;
+            s->end[kind] += q * lambda;
+            if (s->xfer[kind]) { /* one transfer a round; the last skipped has the least tail */
+                s->nx[kind] += (long)q * c;
+                int64_t tail = a[k].tail[kind] - q * done;
+                s->min_tail[kind] = tail < s->min_tail[kind] ? tail : s->min_tail[kind];
+                s->tail[kind] = tail;
+            }
+        }
+    }
+}
+
+/* After steady round r of a phase whose steady rounds end at `last`:
+ * records it, and when the last c rounds repeat the c before them shifted
+ * by one lambda, jumps over whole periods to near the end of the steady
+ * phase. Returns the round to continue after. */
+static int steady_round(phase *ph, int r, int last)
+{
+    sp_hist *h = hist_at(ph, ph->recorded++);
+    for (int k = 0; k < ph->S; k++) {
+        const sp_stage *s = &ph->st[k];
+        h[k] = (sp_hist){{s->end[F], s->end[B]}, s->lane_end, s->done, s->comm,
+                         {s->tail[F], s->tail[B]}};
+    }
+    int n = last - r;
+    for (int c = 1; c < ph->H && c < ph->recorded && c <= n; c++) {
+        int64_t lambda = period_shift(ph, c);
+        if (!lambda)
+            continue;
+        int q = n / c;
+        for (int k = 0; k < ph->S; k++) /* nothing may come near the cap, where the op path saturates */
+            if (lambda > (GT_TIME_CAP_NS / 4 - ph->st[k].lane_end) / q)
+                return r;
+        jump(ph, c, q, lambda);
+        ph->recorded = 0;
+        return r + q * c;
+    }
+    return r;
+}
+
+static void flush_1f1b(phase *ph, int m)
+{
+    sp_stage *st = ph->st;
+    int S = ph->S;
+    ph->kinds = 3;
+    ph->recorded = 0;
+    for (int r = -(S - 1); r < m; r++) {
+        for (int k = S - 1; k >= 0; k--) {
+            int i = r + S - 1 - k;
+            if (i >= 0 && i < m)
+                run_op(&st[k], F, k > 0 ? st[k - 1].end[F] : 0);
+        }
+        for (int k = S - 1; k >= 0 && r >= 0; k--)
+            run_op(&st[k], B, k < S - 1 ? st[k + 1].end[B] : st[k].end[F]);
+        if (r >= 0 && r <= m - S)
+            r = steady_round(ph, r, m - S);
+    }
+}
+
+static void flush_gpipe(phase *ph, int m)
+{
+    sp_stage *st = ph->st;
+    int S = ph->S;
+    ph->kinds = 1;
+    ph->recorded = 0;
+    for (int r = 0; r < m + S - 1; r++) {
+        for (int k = S - 1; k >= 0; k--) {
+            int i = r - k;
+            if (i >= 0 && i < m)
+                run_op(&st[k], F, k > 0 ? st[k - 1].end[F] : 0);
+        }
+        if (r >= S - 1 && r <= m - 1)
+            r = steady_round(ph, r, m - 1);
+    }
+    ph->kinds = 2;
+    ph->recorded = 0;
+    for (int r = 0; r < m + S - 1; r++) {
+        for (int k = 0; k < S; k++) {
+            int i = r - (S - 1 - k);
+            if (i >= 0 && i < m)
+                run_op(&st[k], B, k < S - 1 ? st[k + 1].end[B] : st[k].end[F]);
+        }
+        if (r >= S - 1 && r <= m - 1)
+            r = steady_round(ph, r, m - 1);
+    }
+}
+
+static void add_stream(stage_path *sp, const sp_stage *s, int kind, int src, int dst)
+{
+    if (!s->nx[kind])
+        return;
+    sp->streams[sp->nstreams++] = (xfer_stream){src, dst, s->nx[kind] * sp->act,
+                                                s->first[kind], s->min_tail[kind]};
+}
+
+int stage_path_run(stage_path *sp, const plan *p, const workload *w, timing *tm)
+{
+    sp->nstreams = 0;
+    sp->wan_bytes = 0;
+    sp->skipped = 0;
+    int Smax = 1;
+    for (int pi = 0; pi < p->npipes; pi++)
+        Smax = p->pipes[pi].nstages > Smax ? p->pipes[pi].nstages : Smax;
+    if (grow((void **)&sp->hist, &sp->cap_hist, (2 * Smax + 2) * Smax, sizeof *sp->hist))
+        return -1;
+    long wan = 0;
+    for (int pi = 0, lane0 = 0; pi < p->npipes; pi++) {
+        int S = p->pipes[pi].nstages, m = p->pipes[pi].microbatches;
+        sp_stage *st = &sp->st[lane0];
+        for (int k = 0; k < S; k++) {
+            sp_stage *s = &st[k];
+            s->total = w->lanes[lane0 + k].opt_ns +
+                       (int64_t)m * w->accumulation * (s->dur[F] + s->dur[B]);
+            s->end[F] = s->end[B] = s->lane_end = s->done = s->comm = 0;
+            s->nx[F] = s->nx[B] = 0;
+            s->tail[F] = s->tail[B] = 0;
+        }
+        phase ph = {sp, st, sp->hist, S, 2 * S + 2, 0, 0};
+        for (int f = 0; f < w->accumulation; f++)
+            (p->schedule == SCHED_GPIPE ? flush_gpipe : flush_1f1b)(&ph, m);
+        for (int k = 0; k < S; k++) {
+            const sp_stage *s = &st[k];
+            int l = lane0 + k;
+            if (t_over(s->lane_end) || s->lane_end >= GT_TIME_CAP_NS / 4)
+                return 1;
+            sp->lanes[l] = (sp_lane){s->done, s->comm, s->lane_end - s->dur[B], s->lane_end};
+            tm->lanes[l].bwd_end = s->lane_end;
+            add_stream(sp, s, F, l - 1, l);
+            add_stream(sp, s, B, l + 1, l);
+            wan += s->wan[F] * s->nx[F] + s->wan[B] * s->nx[B];
+        }
+        lane0 += S;
+    }
+    sp->wan_bytes = (double)wan * sp->act;
+    return 0;
+}
+
+void stage_path_free(stage_path *sp)
+{
+    free(sp->st);
+    free(sp->lanes);
+    free(sp->streams);
+    free(sp->hist);
+    *sp = (stage_path){0};
+}

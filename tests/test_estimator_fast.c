@@ -1,0 +1,204 @@
+/* test_estimator_fast.c — the estimator's per-stage fast path against its
+ * oracle, the op-by-op recurrence (stage_path.h): on thousands of random
+ * plans (GPipe and 1F1B, 1-3 pipelines of 1-7 stages, 1-40 microbatches,
+ * gradient accumulation, tensor parallelism, every sync kind, overlapped
+ * sync, 44 GPUs of two types over three sites: est_plans.h) every output the planners read
+ * is the same to the nanosecond and to the last bit: the summary, each
+ * lane's times and state accounts, each sync group's times, the WAN bytes,
+ * the estimate before and after the transfer load bound. Plans the fast
+ * path does not cover (interleaved) must go to the op path. */
+#include "testutil.h"
+
+#include "est_plans.h"
+#include "sim/estimator/estimator.h"
+
+static void same_i64(int64_t a, int64_t b, const char *what, int plan_no)
+{
+    if (a != b)
+        fail_msg("plan %d: %s: fast %lld, op path %lld", plan_no, what, (long long)a,
+                 (long long)b);
+}
+
+static void same_f64(double a, double b, const char *what, int plan_no)
+{
+    if (memcmp(&a, &b, sizeof a))
+        fail_msg("plan %d: %s: fast %.17g, op path %.17g", plan_no, what, a, b);
+}
+
+static void same_outputs(const est_workspace *f, const est_workspace *o, const est_summary *sf,
+                         const est_summary *so, int n)
+{
+    same_f64(sf->iteration_s, so->iteration_s, "iteration_s", n);
+    same_f64(sf->energy_j, so->energy_j, "energy_j", n);
+    same_f64(sf->carbon_g, so->carbon_g, "carbon_g", n);
+    same_f64(sf->usd, so->usd, "usd", n);
+    same_f64(sf->tokens_per_s, so->tokens_per_s, "tokens_per_s", n);
+    same_f64(sf->peak_mem_frac, so->peak_mem_frac, "peak_mem_frac", n);
+    same_i64(sf->gpus_used, so->gpus_used, "gpus_used", n);
+    const timing *tf = est_workspace_timing(f), *to = est_workspace_timing(o);
+    const workload *w = est_workspace_workload(o);
+    same_i64(tf->iteration_ns, to->iteration_ns, "iteration_ns", n);
+    same_i64(tf->unbounded_ns, to->unbounded_ns, "estimate before the transfer bound", n);
+    same_f64(tf->wan_bytes, to->wan_bytes, "wan_bytes", n);
+    assert_int_equal(est_workspace_workload(f)->nlanes, w->nlanes);
+    assert_int_equal(est_workspace_workload(f)->ngroups, w->ngroups);
+    const lane_account *af = est_workspace_accounts(f), *ao = est_workspace_accounts(o);
+    for (int l = 0; l < w->nlanes; l++) {
+        same_i64(tf->lanes[l].bwd_end, to->lanes[l].bwd_end, "bwd_end", n);
+        same_i64(tf->lanes[l].sync_end, to->lanes[l].sync_end, "sync_end", n);
+        same_i64(tf->lanes[l].sync_comm_ns, to->lanes[l].sync_comm_ns, "sync_comm_ns", n);
+        same_i64(tf->lanes[l].opt_end, to->lanes[l].opt_end, "opt_end", n);
+        same_i64(af[l].compute_ns, ao[l].compute_ns, "compute_ns", n);
+        same_i64(af[l].comm_ns, ao[l].comm_ns, "comm_ns", n);
+        same_i64(af[l].idle_ns, ao[l].idle_ns, "idle_ns", n);
+        same_f64(af[l].energy_j, ao[l].energy_j, "lane energy_j", n);
+    }
+    for (int g = 0; g < w->ngroups; g++) {
+        same_i64(tf->group_start[g], to->group_start[g], "group_start", n);
+        same_i64(tf->group_end[g], to->group_end[g], "group_end", n);
+    }
+}
+
+static void test_fast_equals_op_path(void **state)
+{
+    (void)state;
+    gt_err e;
+    gpu_catalog cat;
+    assert_int_equal(gpu_catalog_load_default(&cat, &e), 0);
+    topology t;
+    if (topo_parse(&t, "fast", TOPO, strlen(TOPO), &cat, &e))
+        fail_msg("%s", e.msg);
+    gpu_catalog_free(&cat);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 18);
+    est_workspace *fast = est_workspace_new(), *ops = est_workspace_new();
+    assert_non_null(fast);
+    assert_non_null(ops);
+    est_workspace_set_path(ops, EST_PATH_OPS);
+    int valid = 0, took_fast = 0, contended = 0, jumped = 0;
+    for (int n = 0; n < 6000; n++) {
+        job j;
+        tiny_job(&j, pick(r, 8, 24));
+        plan p;
+        random_plan(r, &t, &j, &p);
+        est_summary sf, so;
+        gt_err ef, eo;
+        int rf = estimate_plan_ws(fast, &t, &j, &p, &sf, &ef);
+        int ro = estimate_plan_ws(ops, &t, &j, &p, &so, &eo);
+        assert_int_equal(rf, ro);
+        assert_int_equal(est_workspace_fast(ops), 0);
+        if (rf == 0) {
+            valid++;
+            took_fast += est_workspace_fast(fast);
+            jumped += est_workspace_skipped(fast) > 0;
+            contended += est_workspace_timing(ops)->iteration_ns >
+                         est_workspace_timing(ops)->unbounded_ns;
+            same_outputs(fast, ops, &sf, &so, n);
+        } else {
+            assert_string_equal(ef.msg, eo.msg);
+        }
+        plan_free(&p);
+    }
+    /* the comparison covered thousands of plans, the fast path ran on them,
+     * jumped over a steady state on many, and the transfer bound was active
+     * on some */
+    assert_true(valid >= 3000);
+    assert_int_equal(took_fast, valid);
+    assert_true(jumped > valid / 4);
+    assert_true(contended > 50);
+    fprintf(stderr, "%d plans, %d on the fast path, %d with a jump, %d with the transfer bound "
+                    "active\n", valid, took_fast, jumped, contended);
+    est_workspace_free(fast);
+    est_workspace_free(ops);
+    gsl_rng_free(r);
+    topo_free(&t);
+}
+
+/* Two topologies parsed into the same variable, two jobs with the same
+ * plan: the fast path's caches (collectives, stage times) must follow the
+ * content, not the address, and still equal the op path. */
+static void test_caches_follow_inputs(void **state)
+{
+    (void)state;
+    gt_err e;
+    gpu_catalog cat;
+    assert_int_equal(gpu_catalog_load_default(&cat, &e), 0);
+    char slow[4096];
+    snprintf(slow, sizeof slow, "%s", TOPO);
+    char *at = strstr(slow, "\"gbps\":0.8");
+    assert_non_null(at);
+    memcpy(at, "\"gbps\":0.2", 10); /* a slower default WAN, same length */
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 7);
+    est_workspace *fast = est_workspace_new(), *ops = est_workspace_new();
+    est_workspace_set_path(ops, EST_PATH_OPS);
+    int compared = 0;
+    for (int n = 0; n < 400; n++) {
+        topology t;
+        const char *text = n % 2 ? slow : TOPO;
+        assert_int_equal(topo_parse(&t, "fast", text, strlen(text), &cat, &e), 0);
+        job j;
+        tiny_job(&j, 12);
+        j.model.hidden = n % 4 < 2 ? 1024 : 2048; /* the job changes too */
+        plan p;
+        random_plan(r, &t, &j, &p);
+        est_summary sf, so;
+        gt_err ef, eo;
+        int rf = estimate_plan_ws(fast, &t, &j, &p, &sf, &ef);
+        assert_int_equal(rf, estimate_plan_ws(ops, &t, &j, &p, &so, &eo));
+        if (rf == 0) {
+            same_outputs(fast, ops, &sf, &so, n);
+            compared++;
+        }
+        plan_free(&p);
+        topo_free(&t);
+    }
+    assert_true(compared > 100);
+    est_workspace_free(fast);
+    est_workspace_free(ops);
+    gsl_rng_free(r);
+    gpu_catalog_free(&cat);
+}
+
+/* The interleaved schedule has no per-stage form here: the op path runs. */
+static void test_interleaved_takes_op_path(void **state)
+{
+    (void)state;
+    gt_err e;
+    topology t;
+    gpu_catalog cat;
+    assert_int_equal(gpu_catalog_load_default(&cat, &e), 0);
+    assert_int_equal(topo_parse(&t, "fast", TOPO, strlen(TOPO), &cat, &e), 0);
+    gpu_catalog_free(&cat);
+    job j;
+    tiny_job(&j, 8);
+    plan p;
+    plan_init(&p, 1);
+    p.schedule = SCHED_INTERLEAVED;
+    p.microbatch_size = 1;
+    plan_pipe_alloc(&p, 0, 4);
+    p.pipes[0].microbatches = 4;
+    for (int k = 0; k < 4; k++)
+        p.pipes[0].stages[k] = (plan_stage){.ngpus = 1, .gpus = {k % 2 ? 8 : 0},
+                                            .first = 2 * k, .last = 2 * k + 1};
+    j.batch = 4;
+    est_workspace *ws = est_workspace_new();
+    est_summary s;
+    if (estimate_plan_ws(ws, &t, &j, &p, &s, &e))
+        fail_msg("%s", e.msg);
+    assert_int_equal(est_workspace_fast(ws), 0);
+    assert_true(s.iteration_s > 0);
+    est_workspace_free(ws);
+    plan_free(&p);
+    topo_free(&t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fast_equals_op_path),
+        cmocka_unit_test(test_caches_follow_inputs),
+        cmocka_unit_test(test_interleaved_takes_op_path),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
