@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/engine/net_fill.h"
 #include "sim/models/cost.h"
 
 #define NONE (-1)
@@ -53,7 +54,13 @@ int net_init(network *n, const topology *t, int max_flows, int policy, int tcp_c
     n->act_f = malloc(sizeof(int) * (size_t)n->cap_flows);
     n->act_r = malloc(sizeof(int) * (size_t)room);
     n->res_share = malloc(sizeof(double) * (size_t)room);
-    if (!n->res || !n->flows || !n->wait_next || !n->fres || !n->fnres || !n->fcap ||
+    n->res_solo = calloc((size_t)room, sizeof(double));
+    n->res_frozen = calloc((size_t)room, sizeof(int));
+    n->fsolo = malloc(sizeof(double) * (size_t)n->cap_flows);
+    n->fnew = malloc(sizeof(double) * (size_t)n->cap_flows);
+    n->prune = true;
+    if (!n->res_solo || !n->res_frozen || !n->fsolo || !n->fnew ||
+        !n->res || !n->flows || !n->wait_next || !n->fres || !n->fnres || !n->fcap ||
         !n->mark_f || !n->list_f ||
         !n->mark_r || !n->list_r || !n->res_left || !n->res_unfrozen || !n->new_rate ||
         !n->act_f || !n->act_r || !n->res_share) {
@@ -101,6 +108,10 @@ void net_free(network *n)
     free(n->act_f);
     free(n->act_r);
     free(n->res_share);
+    free(n->res_solo);
+    free(n->res_frozen);
+    free(n->fsolo);
+    free(n->fnew);
     res_table_free(&n->pairs);
     memset(n, 0, sizeof *n);
 }
@@ -207,6 +218,10 @@ static int join(network *n, int id)
         }
         r->fl[r->njoined++] = id;
     }
+    double solo = net_solo_rate(n, id);
+    n->fsolo[id] = solo;
+    for (int k = 0; k < f->nres; k++)
+        n->res_solo[f->res[k]] += solo;
     f->joined = true;
     return 0;
 }
@@ -223,113 +238,11 @@ static void leave(network *n, int id)
             i--;
         memmove(&r->fl[i], &r->fl[i + 1], sizeof *r->fl * (size_t)(r->njoined - 1 - i));
         r->njoined--;
+        /* the running sum is only a pruning test (net_may_bind): an empty
+         * resource restarts it at exactly zero */
+        n->res_solo[f->res[k]] = r->njoined ? n->res_solo[f->res[k]] - n->fsolo[id] : 0;
     }
     f->joined = false;
-}
-
-/* --- max-min recomputation over the component of the seed resources ----- */
-
-static int collect(network *n, const int *seed_res, int nseed, int *nf)
-{
-    int stamp = ++n->stamp, nr = 0, fcount = 0;
-    int *mark_r = n->mark_r, *mark_f = n->mark_f, *list_r = n->list_r;
-    for (int i = 0; i < nseed; i++)
-        if (mark_r[seed_res[i]] != stamp) {
-            mark_r[seed_res[i]] = stamp;
-            list_r[nr++] = seed_res[i];
-        }
-    for (int ri = 0; ri < nr; ri++) {
-        const net_resource *r = &n->res[list_r[ri]];
-        for (int j = r->njoined - 1; j >= 0; j--) {
-            int id = r->fl[j];
-            if (mark_f[id] == stamp)
-                continue;
-            mark_f[id] = stamp;
-            n->list_f[fcount++] = id;
-            const int *fr = &n->fres[NET_MAX_RES * id];
-            for (int k = 0; k < n->fnres[id]; k++)
-                if (mark_r[fr[k]] != stamp) {
-                    mark_r[fr[k]] = stamp;
-                    list_r[nr++] = fr[k];
-                }
-        }
-    }
-    *nf = fcount;
-    return nr;
-}
-
-/* The next bottleneck level: the least fair share of a resource with
- * unfrozen flows, or the least private cap of an unfrozen flow. A minimum
- * does not depend on the scan order, so the lists may be compacted. */
-static double fill_level(network *n, const int *act_r, int nr, const int *act_f, int nf)
-{
-    double x = INFINITY;
-    for (int i = 0; i < nr; i++) {
-        int r = act_r[i];
-        double share = n->res_left[r] / n->res_unfrozen[r];
-        n->res_share[r] = share;
-        x = share < x ? share : x;
-    }
-    for (int i = 0; i < nf; i++) {
-        double cap = n->fcap[n->list_f[act_f[i]]];
-        x = cap < x ? cap : x;
-    }
-    return x < 0 ? 0 : x;
-}
-
-/* Progressive filling: raise all unfrozen flows together to the next
- * bottleneck level, freeze the flows it binds, repeat. Flows are visited in
- * component order at every level, and a flow frozen earlier in a pass
- * changes the shares later flows of the same pass see: that order fixes the
- * rounding of every rate, so it is kept exactly. Frozen flows and resources
- * without unfrozen flows drop out of the (order-preserving) active lists, so
- * a level costs what is still unfrozen, not the whole component; each
- * resource's share is divided out once and again only when it changes. */
-static void progressive_fill(network *n, int nr, int nf, double *new_rate)
-{
-    double *res_left = n->res_left, *res_share = n->res_share;
-    int *res_unfrozen = n->res_unfrozen, *act_f = n->act_f, *act_r = n->act_r;
-    int na = 0;
-    for (int i = 0; i < nr; i++) {
-        int r = n->list_r[i];
-        res_left[r] = n->res[r].cap;
-        res_unfrozen[r] = n->res[r].njoined;
-        if (res_unfrozen[r] > 0)
-            act_r[na++] = r;
-    }
-    for (int i = 0; i < nf; i++)
-        act_f[i] = i;
-    int left = nf;
-    while (left > 0) {
-        double x = fill_level(n, act_r, na, act_f, left);
-        int kept = 0;
-        for (int a = 0; a < left; a++) {
-            int i = act_f[a], id = n->list_f[i], nres = n->fnres[id];
-            const int *fr = &n->fres[NET_MAX_RES * id];
-            double cap = n->fcap[id];
-            int bind = cap <= x;
-            for (int k = 0; k < nres && !bind; k++)
-                bind = res_share[fr[k]] <= x * (1 + 1e-12);
-            if (!bind) {
-                act_f[kept++] = i;
-                continue;
-            }
-            double rate = cap < x ? cap : x;
-            new_rate[i] = rate;
-            for (int k = 0; k < nres; k++) {
-                int r = fr[k];
-                res_left[r] -= rate;
-                if (--res_unfrozen[r] > 0)
-                    res_share[r] = res_left[r] / res_unfrozen[r];
-            }
-        }
-        left = kept;
-        int nk = 0;
-        for (int j = 0; j < na; j++)
-            if (res_unfrozen[act_r[j]] > 0)
-                act_r[nk++] = act_r[j];
-        na = nk;
-    }
 }
 
 /* Settle the bytes moved at the old rate and set the new rate. The flow's
@@ -359,18 +272,54 @@ static int reschedule(network *n, int id, double rate, int64_t now, eventq *q, i
     return eventq_set(q, id, f->finish, ev_kind, id, f->version); /* replaces a pending one */
 }
 
-static int recompute(network *n, const int *seed_res, int nseed, int64_t now, eventq *q,
-                     int ev_kind)
+static int cmp_int(const void *a, const void *b)
 {
-    int nf, nr = collect(n, seed_res, nseed, &nf);
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+/* Re-solve what the seeds can reach (net_collect) and move the completion
+ * events of the flows whose rate changed, in flow-id order: which flows
+ * change does not depend on how much was re-solved (the filling is
+ * canonical), and the id order makes the events' sequence numbers, hence
+ * the order of same-nanosecond completions, independent of it too. */
+static int recompute(network *n, const int *seed_res, int nseed, const int *seed_flow,
+                     int nseed_f, int64_t now, eventq *q, int ev_kind)
+{
+    int nf, nr = net_collect(n, seed_res, nseed, seed_flow, nseed_f, &nf);
     if (nf == 0)
         return 0;
     double *new_rate = n->new_rate;
-    progressive_fill(n, nr, nf, new_rate);
+    net_fill(n, nr, nf, new_rate);
+    n->solves++;
+    n->solved_flows += nf;
+    int nchanged = 0;
+    for (int i = 0; i < nf; i++) {
+        int id = n->list_f[i];
+        if (new_rate[i] != n->flows[id].rate || new_rate[i] <= 0) {
+            n->fnew[id] = new_rate[i];
+            n->act_f[nchanged++] = id;
+        }
+    }
+    qsort(n->act_f, (size_t)nchanged, sizeof *n->act_f, cmp_int);
     int rc = 0;
-    for (int i = 0; i < nf && !rc; i++)
-        rc = reschedule(n, n->list_f[i], new_rate[i], now, q, ev_kind);
+    for (int i = 0; i < nchanged && !rc; i++)
+        rc = reschedule(n, n->act_f[i], n->fnew[n->act_f[i]], now, q, ev_kind);
     return rc;
+}
+
+/* Seeds of a change at flow id: its resources that may bind (tested before
+ * it leaves, or after it joins: with the larger flow set either way) and a
+ * temporal WAN link always (flows it admitted must be solved). Returns how
+ * many were written to seeds (room NET_MAX_RES). */
+static int change_seeds(const network *n, int id, int *seeds)
+{
+    const net_flow *f = &n->flows[id];
+    int ns = 0;
+    for (int k = 0; k < f->nres; k++)
+        if (net_may_bind(n, f->res[k]) || n->res[f->res[k]].temporal)
+            seeds[ns++] = f->res[k];
+    return ns;
 }
 
 /* --- temporal queues ---------------------------------------------------- */
@@ -389,22 +338,13 @@ static void enqueue_waiting(network *n, int r, int id)
     *pp = id;
 }
 
-/* The rate a flow could get alone: its cap and its resources' capacities. */
-static double solo_rate(const network *n, const net_flow *f)
-{
-    double x = f->cap;
-    for (int k = 0; k < f->nres; k++)
-        x = fmin(x, n->res[f->res[k]].cap);
-    return x;
-}
-
 /* Admit waiting flows in order while the admitted ones leave room. Returns
  * how many joined, or -1 when out of memory. */
 static int admit(network *n, int r, int *joined_ids, int max_ids)
 {
     double used = 0;
     for (int j = n->res[r].njoined - 1; j >= 0; j--)
-        used += solo_rate(n, &n->flows[n->res[r].fl[j]]);
+        used += net_solo_rate(n, n->res[r].fl[j]);
     int count = 0;
     while (n->res[r].wait_head != NONE && used < n->res[r].cap * (1 - 1e-9) && count < max_ids) {
         int id = n->res[r].wait_head;
@@ -412,7 +352,7 @@ static int admit(network *n, int r, int *joined_ids, int max_ids)
         n->flows[id].waiting = false;
         if (join(n, id))
             return -1;
-        used += solo_rate(n, &n->flows[id]);
+        used += net_solo_rate(n, id);
         joined_ids[count++] = id;
     }
     return count;
@@ -439,7 +379,9 @@ int net_flow_start(network *n, int id, int64_t now, eventq *q, int ev_kind)
     } else if (join(n, id)) {
         return -1;
     }
-    return recompute(n, f->res, f->nres, now, q, ev_kind);
+    int seeds[NET_MAX_RES];
+    int ns = change_seeds(n, id, seeds);
+    return recompute(n, seeds, ns, &id, 1, now, q, ev_kind);
 }
 
 int net_flow_done_event(network *n, int id, uint32_t version, int64_t now, eventq *q,
@@ -464,26 +406,49 @@ int net_flow_done_event(network *n, int id, uint32_t version, int64_t now, event
         n->res[f->wan_res].wan_bytes += f->bytes;
     if (!f->joined)
         return 1; /* zero-byte flow */
-    leave(n, id);
     int seeds[NET_MAX_RES];
-    memcpy(seeds, f->res, sizeof seeds);
+    int ns = change_seeds(n, id, seeds); /* before it leaves */
+    leave(n, id);
     if (f->wan_res >= 0 && n->res[f->wan_res].temporal) {
         int ids[64];
         if (admit(n, f->wan_res, ids, 64) < 0)
             return -1;
     }
-    if (recompute(n, seeds, f->nres, now, q, ev_kind))
+    if (recompute(n, seeds, ns, NULL, 0, now, q, ev_kind))
         return -1;
     return 1;
 }
 
+/* Every flow on r changes its solo rate, so the sums of its other resources
+ * move and any of them may start or stop binding: re-solve the whole
+ * (unpruned) component of r. Capacity changes are rare (bandwidth traces). */
 int net_set_capacity(network *n, int r, double cap, int64_t now, eventq *q, int ev_kind)
 {
     n->res[r].cap = cap;
+    for (int j = 0; j < n->res[r].njoined; j++)
+        n->fsolo[n->res[r].fl[j]] = net_solo_rate(n, n->res[r].fl[j]);
+    int stamp = ++n->stamp; /* each touched resource's sum, summed anew once */
+    for (int j = 0; j < n->res[r].njoined; j++) {
+        int id = n->res[r].fl[j];
+        for (int k = 0; k < n->fnres[id]; k++) {
+            int x = n->fres[NET_MAX_RES * id + k];
+            if (n->mark_r[x] == stamp)
+                continue;
+            n->mark_r[x] = stamp;
+            double sum = 0;
+            for (int i = 0; i < n->res[x].njoined; i++)
+                sum += n->fsolo[n->res[x].fl[i]];
+            n->res_solo[x] = sum;
+        }
+    }
     if (n->res[r].temporal) {
         int ids[64];
         if (admit(n, r, ids, 64) < 0)
             return -1;
     }
-    return recompute(n, &r, 1, now, q, ev_kind);
+    bool prune = n->prune;
+    n->prune = false;
+    int rc = recompute(n, &r, 1, NULL, 0, now, q, ev_kind);
+    n->prune = prune;
+    return rc;
 }

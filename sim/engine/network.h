@@ -9,10 +9,13 @@
  * resource of the link's rate, made when its first flow appears (at most one
  * per flow, never ngpus^2), shared by that pair's flows only and always
  * fairly (a shaper has no priority order). Concurrent flows share every
- * resource max-min fairly (progressive filling); when a flow starts or ends,
- * rates are recomputed only for the flows connected to it through shared
- * resources, and a flow whose rate did not change keeps its completion event
- * (which is what makes a lone flow finish at exactly latency + bytes/rate).
+ * resource max-min fairly (progressive filling, canonical arithmetic: every
+ * rate is a function of the flow set alone, net_fill.h); when a flow starts
+ * or ends, rates are re-solved only for the flows connected to it through
+ * resources that can bind (a resource whose capacity exceeds its flows' solo
+ * rates is left out), which gives every rate of a full re-solve to the last
+ * bit; a flow whose rate did not change keeps its completion event (which
+ * is what makes a lone flow finish at exactly latency + bytes/rate).
  *
  * A WAN link with the temporal policy (Atlas) serves flows in priority order
  * instead: a flow waits until the flows ahead of it leave room, so the link
@@ -73,13 +76,21 @@ typedef struct network {
     uint8_t *fnres;
     double *fcap;
     long stale_events;    /* completion events that fired before the flow's finish */
+    long solves, solved_flows; /* re-solves and the flows they filled (bench, tests) */
     /* scratch for component recomputation (preallocated) */
     int *mark_f, *mark_r, *list_f, *list_r;
     double *res_left;
     int *res_unfrozen;
     double *res_share;    /* res_left / res_unfrozen, kept current in a pass */
-    double *new_rate;
+    double *new_rate;     /* per list_f position */
+    double *fnew;         /* per flow: its new rate, while rescheduling */
     int *act_f, *act_r;   /* unfrozen flows (list_f positions) / resources */
+    int *res_frozen;      /* flows of a resource frozen at the current level */
+    /* pruning (net_fill.h): each joined flow's solo rate and each resource's
+     * running sum of them; prune = false re-solves whole components (the
+     * oracle the tests compare with) */
+    double *fsolo, *res_solo;
+    bool prune;
     int stamp;
     int tcp_connections;
 } network;
