@@ -8,7 +8,8 @@
  *   - a naive global progressive filling written here from the definition
  *     (all joined flows at once, no components, no visiting order).
  * A second test starts one flow set in different orders: the rates must not
- * depend on the order (the canonical filling's promise). */
+ * depend on the order (the canonical filling's promise). A third drives the
+ * deferred mode (one re-solve per instant) against the naive filling. */
 #include "testutil.h"
 
 #include <gsl/gsl_randist.h>
@@ -207,6 +208,61 @@ static void test_incremental_equals_full(void **state)
     assert_true(pruned < full);
 }
 
+/* Deferred mode: bursts of arrivals at one instant and every completion of
+ * one nanosecond are re-solved once (net_settle); after each settle every
+ * rate equals the naive filling of the flows then joined. */
+static void test_deferred_batches(void **state)
+{
+    (void)state;
+    topology t;
+    make_topo(&t);
+    network n;
+    eventq q;
+    gt_err e;
+    assert_int_equal(net_init(&n, &t, MAX_FLOWS, -1, 0, &e), 0);
+    assert_int_equal(eventq_init(&q, 64), 0);
+    net_defer(&n, true);
+    gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(g, 11);
+    double *want = malloc(sizeof *want * MAX_FLOWS);
+    assert_non_null(want);
+    int64_t now = 0;
+    long batches = 0;
+    while (n.nflows < MAX_FLOWS || eventq_peek_time(&q) != INT64_MAX) {
+        int burst = n.nflows < MAX_FLOWS ? 1 + (int)gsl_rng_uniform_int(g, 40) : 0;
+        for (int i = 0; i < burst && n.nflows < MAX_FLOWS; i++) {
+            int src = (int)gsl_rng_uniform_int(g, (unsigned long)t.ngpus), dst;
+            do
+                dst = (int)gsl_rng_uniform_int(g, (unsigned long)t.ngpus);
+            while (dst == src);
+            int id = net_flow_new(&n, src, dst, pick_bytes(g), 0, now);
+            assert_int_equal(net_flow_start(&n, id, now, &q, EV_DONE), 0);
+        }
+        assert_int_equal(net_settle(&n, now, &q, EV_DONE), 0);
+        /* then every completion of the next few instants, one settle each */
+        for (int k = 0; k < 3 && eventq_peek_time(&q) != INT64_MAX; k++) {
+            event ev;
+            now = eventq_peek_time(&q);
+            while (eventq_peek_time(&q) == now) {
+                assert_int_equal(eventq_pop(&q, &ev), 1);
+                assert_int_equal(net_flow_done_event(&n, ev.id, ev.version, now, &q, EV_DONE), 1);
+            }
+            assert_int_equal(net_settle(&n, now, &q, EV_DONE), 0);
+            batches++;
+            naive_fill(&n, want);
+            for (int i = 0; i < n.nflows; i++)
+                if (n.flows[i].joined)
+                    assert_memory_equal(&n.flows[i].rate, &want[i], sizeof want[i]);
+        }
+    }
+    assert_true(batches > 100);
+    free(want);
+    gsl_rng_free(g);
+    eventq_free(&q);
+    net_free(&n);
+    topo_free(&t);
+}
+
 /* One flow set started at one instant in three orders: identical rates. */
 static void test_order_independent(void **state)
 {
@@ -255,6 +311,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_incremental_equals_full),
         cmocka_unit_test(test_order_independent),
+        cmocka_unit_test(test_deferred_batches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

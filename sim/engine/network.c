@@ -57,9 +57,12 @@ int net_init(network *n, const topology *t, int max_flows, int policy, int tcp_c
     n->res_solo = calloc((size_t)room, sizeof(double));
     n->res_frozen = calloc((size_t)room, sizeof(int));
     n->fsolo = malloc(sizeof(double) * (size_t)n->cap_flows);
-    n->fnew = malloc(sizeof(double) * (size_t)n->cap_flows);
+    n->pend_r = malloc(sizeof(int) * (size_t)room);
+    n->pend_mark = calloc((size_t)room, 1);
+    n->pend_f = malloc(sizeof(int) * (size_t)n->cap_flows);
+    n->fslot = malloc(sizeof(int) * NET_MAX_RES * (size_t)n->cap_flows);
     n->prune = true;
-    if (!n->res_solo || !n->res_frozen || !n->fsolo || !n->fnew ||
+    if (!n->res_solo || !n->pend_r || !n->pend_mark || !n->pend_f || !n->fslot || !n->res_frozen || !n->fsolo ||
         !n->res || !n->flows || !n->wait_next || !n->fres || !n->fnres || !n->fcap ||
         !n->mark_f || !n->list_f ||
         !n->mark_r || !n->list_r || !n->res_left || !n->res_unfrozen || !n->new_rate ||
@@ -111,7 +114,10 @@ void net_free(network *n)
     free(n->res_solo);
     free(n->res_frozen);
     free(n->fsolo);
-    free(n->fnew);
+    free(n->fslot);
+    free(n->pend_r);
+    free(n->pend_mark);
+    free(n->pend_f);
     res_table_free(&n->pairs);
     memset(n, 0, sizeof *n);
 }
@@ -199,10 +205,10 @@ double net_flow_latency(const network *n, int id)
 
 /* --- joining and leaving resources -------------------------------------- */
 
-/* Each resource keeps its flows in a dense array in join order; readers walk
- * it newest first, the order the component walk and the filling have always
- * used (it fixes the order of floating-point sums, hence every rate bit).
- * Returns -1 when growing an array failed. */
+/* Each resource keeps its flows in a dense array in no particular order
+ * (the filling is canonical: the order fixes no bit), and each flow knows
+ * its slot in each of its resources, so leaving is a swap with the last
+ * entry. Returns -1 when growing an array failed. */
 static int join(network *n, int id)
 {
     net_flow *f = &n->flows[id];
@@ -216,6 +222,7 @@ static int join(network *n, int id)
             r->fl = x;
             r->cap_fl = nc;
         }
+        n->fslot[NET_MAX_RES * id + k] = r->njoined;
         r->fl[r->njoined++] = id;
     }
     double solo = net_solo_rate(n, id);
@@ -226,21 +233,20 @@ static int join(network *n, int id)
     return 0;
 }
 
-/* Remove id keeping the others' order (flows leave mostly from the old end,
- * and the array is ints, so the move is short and cache-friendly). */
 static void leave(network *n, int id)
 {
     net_flow *f = &n->flows[id];
     for (int k = 0; k < f->nres; k++) {
-        net_resource *r = &n->res[f->res[k]];
-        int i = r->njoined - 1;
-        while (i >= 0 && r->fl[i] != id)
-            i--;
-        memmove(&r->fl[i], &r->fl[i + 1], sizeof *r->fl * (size_t)(r->njoined - 1 - i));
-        r->njoined--;
+        int ri = f->res[k];
+        net_resource *r = &n->res[ri];
+        int i = n->fslot[NET_MAX_RES * id + k], last = r->fl[--r->njoined];
+        r->fl[i] = last;
+        for (int j = 0; j < n->fnres[last]; j++) /* the moved flow's slot there */
+            if (n->fres[NET_MAX_RES * last + j] == ri)
+                n->fslot[NET_MAX_RES * last + j] = i;
         /* the running sum is only a pruning test (net_may_bind): an empty
          * resource restarts it at exactly zero */
-        n->res_solo[f->res[k]] = r->njoined ? n->res_solo[f->res[k]] - n->fsolo[id] : 0;
+        n->res_solo[ri] = r->njoined ? n->res_solo[ri] - n->fsolo[id] : 0;
     }
     f->joined = false;
 }
@@ -250,7 +256,8 @@ static void leave(network *n, int id)
  * (eventq_set), so no event ever fires before its flow is done; only a
  * stalled flow (rate 0, finish "never") leaves its old event to fire
  * early and be counted as stale. */
-static int reschedule(network *n, int id, double rate, int64_t now, eventq *q, int ev_kind)
+static int reschedule(network *n, int id, double rate, int64_t now, eventq *q, int ev_kind,
+                      int64_t batch)
 {
     net_flow *f = &n->flows[id];
     if (rate == f->rate && rate > 0)
@@ -269,20 +276,16 @@ static int reschedule(network *n, int id, double rate, int64_t now, eventq *q, i
         return 0;
     f->version++;
     f->sched = f->finish;
-    return eventq_set(q, id, f->finish, ev_kind, id, f->version); /* replaces a pending one */
-}
-
-static int cmp_int(const void *a, const void *b)
-{
-    int x = *(const int *)a, y = *(const int *)b;
-    return (x > y) - (x < y);
+    /* replaces a pending one */
+    return eventq_set_batch(q, batch, id, f->finish, ev_kind, id, f->version);
 }
 
 /* Re-solve what the seeds can reach (net_collect) and move the completion
- * events of the flows whose rate changed, in flow-id order: which flows
+ * events of the flows whose rate changed, as one batch of the event queue:
+ * same-instant completions among them pop in flow-id order. Which flows
  * change does not depend on how much was re-solved (the filling is
- * canonical), and the id order makes the events' sequence numbers, hence
- * the order of same-nanosecond completions, independent of it too. */
+ * canonical), and with the id order neither does the order of their
+ * same-nanosecond completions. */
 static int recompute(network *n, const int *seed_res, int nseed, const int *seed_flow,
                      int nseed_f, int64_t now, eventq *q, int ev_kind)
 {
@@ -293,18 +296,10 @@ static int recompute(network *n, const int *seed_res, int nseed, const int *seed
     net_fill(n, nr, nf, new_rate);
     n->solves++;
     n->solved_flows += nf;
-    int nchanged = 0;
-    for (int i = 0; i < nf; i++) {
-        int id = n->list_f[i];
-        if (new_rate[i] != n->flows[id].rate || new_rate[i] <= 0) {
-            n->fnew[id] = new_rate[i];
-            n->act_f[nchanged++] = id;
-        }
-    }
-    qsort(n->act_f, (size_t)nchanged, sizeof *n->act_f, cmp_int);
+    int64_t batch = eventq_batch(q);
     int rc = 0;
-    for (int i = 0; i < nchanged && !rc; i++)
-        rc = reschedule(n, n->act_f[i], n->fnew[n->act_f[i]], now, q, ev_kind);
+    for (int i = 0; i < nf && !rc; i++)
+        rc = reschedule(n, n->list_f[i], new_rate[i], now, q, ev_kind, batch);
     return rc;
 }
 
@@ -320,6 +315,39 @@ static int change_seeds(const network *n, int id, int *seeds)
         if (net_may_bind(n, f->res[k]) || n->res[f->res[k]].temporal)
             seeds[ns++] = f->res[k];
     return ns;
+}
+
+/* Re-solve now, or (deferred mode) remember the seeds for net_settle. */
+static int solve_or_defer(network *n, const int *seed_res, int nseed, const int *seed_flow,
+                          int nseed_f, int64_t now, eventq *q, int ev_kind)
+{
+    if (!n->defer)
+        return recompute(n, seed_res, nseed, seed_flow, nseed_f, now, q, ev_kind);
+    for (int i = 0; i < nseed; i++)
+        if (!n->pend_mark[seed_res[i]]) {
+            n->pend_mark[seed_res[i]] = 1;
+            n->pend_r[n->npend_r++] = seed_res[i];
+        }
+    for (int i = 0; i < nseed_f; i++) /* a flow arrives once: no duplicates */
+        n->pend_f[n->npend_f++] = seed_flow[i];
+    return 0;
+}
+
+/* Why one re-solve after a batch gives what re-solving after each change
+ * would: every resource whose flow set changed and that could bind at the
+ * moment of the change (with the larger of its two flow sets) is a seed, so
+ * the final state's components that differ from the initial state's all
+ * contain a seed; the others are unchanged, and so are their canonical
+ * rates. */
+int net_settle(network *n, int64_t now, eventq *q, int ev_kind)
+{
+    if (n->npend_r == 0 && n->npend_f == 0)
+        return 0;
+    for (int i = 0; i < n->npend_r; i++)
+        n->pend_mark[n->pend_r[i]] = 0;
+    int rc = recompute(n, n->pend_r, n->npend_r, n->pend_f, n->npend_f, now, q, ev_kind);
+    n->npend_r = n->npend_f = 0;
+    return rc;
 }
 
 /* --- temporal queues ---------------------------------------------------- */
@@ -381,7 +409,7 @@ int net_flow_start(network *n, int id, int64_t now, eventq *q, int ev_kind)
     }
     int seeds[NET_MAX_RES];
     int ns = change_seeds(n, id, seeds);
-    return recompute(n, seeds, ns, &id, 1, now, q, ev_kind);
+    return solve_or_defer(n, seeds, ns, &id, 1, now, q, ev_kind);
 }
 
 int net_flow_done_event(network *n, int id, uint32_t version, int64_t now, eventq *q,
@@ -414,7 +442,7 @@ int net_flow_done_event(network *n, int id, uint32_t version, int64_t now, event
         if (admit(n, f->wan_res, ids, 64) < 0)
             return -1;
     }
-    if (recompute(n, seeds, ns, NULL, 0, now, q, ev_kind))
+    if (solve_or_defer(n, seeds, ns, NULL, 0, now, q, ev_kind))
         return -1;
     return 1;
 }
@@ -424,6 +452,8 @@ int net_flow_done_event(network *n, int id, uint32_t version, int64_t now, event
  * (unpruned) component of r. Capacity changes are rare (bandwidth traces). */
 int net_set_capacity(network *n, int r, double cap, int64_t now, eventq *q, int ev_kind)
 {
+    if (net_settle(n, now, q, ev_kind))
+        return -1;
     n->res[r].cap = cap;
     for (int j = 0; j < n->res[r].njoined; j++)
         n->fsolo[n->res[r].fl[j]] = net_solo_rate(n, n->res[r].fl[j]);

@@ -54,7 +54,7 @@ typedef struct net_flow {
 
 typedef struct net_resource {
     double cap;
-    int *fl;              /* joined flows in join order (iterated newest first) */
+    int *fl;              /* joined flows, in no particular order */
     int njoined, cap_fl;
     bool temporal;
     int wait_head;        /* temporal queue, ordered by (priority, id) */
@@ -83,7 +83,6 @@ typedef struct network {
     int *res_unfrozen;
     double *res_share;    /* res_left / res_unfrozen, kept current in a pass */
     double *new_rate;     /* per list_f position */
-    double *fnew;         /* per flow: its new rate, while rescheduling */
     int *act_f, *act_r;   /* unfrozen flows (list_f positions) / resources */
     int *res_frozen;      /* flows of a resource frozen at the current level */
     /* pruning (net_fill.h): each joined flow's solo rate and each resource's
@@ -91,6 +90,11 @@ typedef struct network {
      * oracle the tests compare with) */
     double *fsolo, *res_solo;
     bool prune;
+    int *fslot;           /* NET_MAX_RES per flow: its index in each resource's fl */
+    /* deferred mode (net_defer): seeds waiting for net_settle */
+    bool defer;
+    int *pend_r, *pend_f, npend_r, npend_f;
+    uint8_t *pend_mark;
     int stamp;
     int tcp_connections;
 } network;
@@ -109,7 +113,17 @@ int net_flow_start(network *n, int id, int64_t now, eventq *q, int ev_kind);
 /* Completion event arrived with this version: returns 1 if the flow is done. */
 int net_flow_done_event(network *n, int id, uint32_t version, int64_t now, eventq *q,
                         int ev_kind);
-/* Change a resource's capacity (bandwidth traces). */
+/* Deferred mode: starts and completions only record what changed, and one
+ * net_settle() re-solves it all. The rates after net_settle are exactly
+ * those of re-solving after each change (the filling is canonical); call it
+ * before the clock moves past `now` (e.g. when the next event is later), so
+ * every flow has its rate before time passes. A flow whose completion
+ * fires in the same nanosecond as an arrival that would slow it finishes at
+ * its old time (a re-solve per change could push it 1 ns later), which is
+ * why the simulator does not use this mode. */
+static inline void net_defer(network *n, bool on) { n->defer = on; }
+int net_settle(network *n, int64_t now, eventq *q, int ev_kind);
+/* Change a resource's capacity (bandwidth traces); settles first. */
 int net_set_capacity(network *n, int r, double cap, int64_t now, eventq *q, int ev_kind);
 /* Resource index of the shared WAN link a->b, or -1. */
 int net_wan_resource(const network *n, int a, int b);
