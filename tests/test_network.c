@@ -55,7 +55,7 @@ static void run_flows(const topology *t, int nf, const int *src, const int *dst,
     event ev;
     while (eventq_pop(&q, &ev)) {
         if (ev.kind == EV_DONE) /* one addressable event per flow: never stale */
-            assert_int_equal(ev.version, net.flows[ev.id].version);
+            assert_int_equal(ev.version, net_flow_live(&net, ev.id)->version);
         if (ev.kind == 2)
             assert_int_equal(net_flow_start(&net, ev.id, ev.time, &q, EV_DONE), 0);
         else if (net_flow_done_event(&net, ev.id, ev.version, ev.time, &q, EV_DONE) == 1)
@@ -289,7 +289,7 @@ static void test_per_pair_k_flows(void **state)
         int id = net_flow_new(&net, 2, 3, 1e9, i, 0);
         assert_int_equal(net_flow_start(&net, id, 0, &q, EV_DONE), 0);
     }
-    assert_true(net.flows[0].rate == GBPS / 2 && net.flows[1].rate == GBPS / 2);
+    assert_true(net_flow_live(&net, 0)->rate == GBPS / 2 && net_flow_live(&net, 1)->rate == GBPS / 2);
     eventq_free(&q);
     net_free(&net);
     topo_free(&t);

@@ -70,7 +70,7 @@ int net_collect(network *n, const int *seed_res, int nseed, const int *seed_flow
     for (int i = 0; i < nseed; i++)
         mark_res(n, seed_res[i], stamp, &nr);
     for (int i = 0; i < nseed_f; i++)
-        if (n->flows[seed_flow[i]].joined)
+        if (n->live[seed_flow[i]].joined)
             mark_flow(n, seed_flow[i], stamp, &fcount);
     int ri = 0, fi = 0;
     while (ri < nr || fi < fcount) {

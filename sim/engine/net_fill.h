@@ -18,7 +18,8 @@
  * the sum of its flows' solo rates by a margin far above rounding. With
  * pruning off (n->prune false) every resource counts as one that may bind. */
 bool net_may_bind(const network *n, int r);
-/* Marks the flows and resources to re-solve: the seed flows (if joined), the
+/* Flows are named by their slots here. Marks the flows and resources to
+ * re-solve: the seed flows (if joined), the
  * flows of every seed resource, and, transitively, the flows of every
  * resource of theirs that may bind. Returns the number of resources, the
  * flows in *nf (in n->list_f / n->list_r). */
