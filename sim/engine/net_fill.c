@@ -132,8 +132,29 @@ static int freeze_level(network *n, double x, int left, double *new_rate)
     return kept;
 }
 
+/* The common case of one resource holding every flow of the component (a
+ * shared link, its NICs pruned) whose share no private cap undercuts: one
+ * level, every flow at cap / flows — the bits the general filling gives
+ * (its level is that share, or a cap equal to it). Returns false when the
+ * case does not apply. */
+static bool fill_one_level(network *n, int nr, int nf, double *new_rate)
+{
+    if (nr != 1 || n->res[n->list_r[0]].njoined != nf)
+        return false;
+    double share = n->res[n->list_r[0]].cap / nf;
+    for (int i = 0; i < nf; i++)
+        if (n->fcap[n->list_f[i]] < share)
+            return false;
+    share = share < 0 ? 0 : share;
+    for (int i = 0; i < nf; i++)
+        new_rate[i] = share;
+    return true;
+}
+
 void net_fill(network *n, int nr, int nf, double *new_rate)
 {
+    if (fill_one_level(n, nr, nf, new_rate))
+        return;
     int na = 0;
     for (int i = 0; i < nr; i++) {
         int r = n->list_r[i];
