@@ -131,11 +131,12 @@ int net_flow_done_event(network *n, int id, uint32_t version, int64_t now, event
 /* Deferred mode: starts and completions only record what changed, and one
  * net_settle() re-solves it all. The rates after net_settle are exactly
  * those of re-solving after each change (the filling is canonical); call it
- * before the clock moves past `now` (e.g. when the next event is later), so
- * every flow has its rate before time passes. A flow whose completion
- * fires in the same nanosecond as an arrival that would slow it finishes at
- * its old time (a re-solve per change could push it 1 ns later), which is
- * why the simulator does not use this mode. */
+ * before the clock moves past `now` (when the next event is later), so
+ * every flow has its rate before time passes. The simulator runs in this
+ * mode. One difference from a re-solve per change remains: a completion
+ * due in the same nanosecond as an arrival that slows the flow happens at
+ * its scheduled time, where a re-solve per change could have recomputed it
+ * from the sub-nanosecond residue at the lower rate and moved it 1 ns. */
 static inline void net_defer(network *n, bool on) { n->defer = on; }
 int net_settle(network *n, int64_t now, eventq *q, int ev_kind);
 /* Change a resource's capacity (bandwidth traces); settles first. */
