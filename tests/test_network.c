@@ -55,7 +55,7 @@ static void run_flows(const topology *t, int nf, const int *src, const int *dst,
     event ev;
     while (eventq_pop(&q, &ev)) {
         if (ev.kind == EV_DONE) /* one addressable event per flow: never stale */
-            assert_int_equal(ev.version, net.flows[ev.id].version);
+            assert_int_equal(ev.version, net_flow_live(&net, ev.id)->version);
         if (ev.kind == 2)
             assert_int_equal(net_flow_start(&net, ev.id, ev.time, &q, EV_DONE), 0);
         else if (net_flow_done_event(&net, ev.id, ev.version, ev.time, &q, EV_DONE) == 1)
@@ -173,60 +173,79 @@ static void test_temporal_vs_fair(void **state)
 }
 
 /* Addressable events against a brute-force oracle: random pushes, moves of
- * handles (earlier and later) and pops; every pop must return the pending
- * entry of least (time, order of its last scheduling), each handle at most
- * once pending. */
+ * handles (earlier and later, alone or in a batch sharing one sequence
+ * number) and pops; every pop must return the pending entry of least
+ * (time, order of its last scheduling, handle inside a batch), each handle
+ * at most once pending, and eventq_peek_time must name its time first. */
 static void test_eventq_set_oracle(void **state)
 {
     (void)state;
     enum { H = 40, MAXP = 4000 };
-    typedef struct pending { int64_t time; uint64_t order; int handle, live; } pending;
-    /* each event's body (kind, id, version) is its scheduling order, so a
-     * body that travels with the wrong key is caught */
+    typedef struct pending { int64_t time; uint64_t order; int handle, live, body; } pending;
+    /* each event's body (kind, id, version) is its own number, so a body
+     * that travels with the wrong key is caught */
     static pending pend[MAXP];
-    int np = 0;
+    int np = 0, body = 0;
     uint64_t order = 0, x = 777;
     eventq q;
     assert_int_equal(eventq_init(&q, 4), 0);
     for (int step = 0; step < 20000; step++) {
         x = x * 6364136223846793005ULL + 1442695040888963407ULL;
-        int op = (int)(x >> 60) % 3;
+        int op = (int)(x >> 60) % 4;
         int64_t t = (int64_t)((x >> 20) % 64);
         if (step == 10000) { /* drop everything: handles and slots are free again */
             eventq_clear(&q);
             np = 0;
         }
         if (op == 0 && np < MAXP) { /* plain push */
-            assert_int_equal(eventq_push(&q, t, 0, (int32_t)order, (uint32_t)order), 0);
-            pend[np++] = (pending){t, order++, -1, 1};
-        } else if (op == 1 && np < MAXP) { /* (re)schedule a handle */
-            int h = (int)((x >> 8) % H);
-            for (int i = 0; i < np; i++)
-                if (pend[i].live && pend[i].handle == h)
-                    pend[i].live = 0;
-            assert_int_equal(eventq_set(&q, h, t, 1, (int32_t)order, (uint32_t)order), 0);
-            pend[np++] = (pending){t, order++, h, 1};
+            assert_int_equal(eventq_push(&q, t, 0, body, (uint32_t)body), 0);
+            pend[np++] = (pending){t, order++, -1, 1, body++};
+        } else if ((op == 1 || op == 3) && np + 6 < MAXP) { /* (re)schedule handles */
+            int count = op == 1 ? 1 : 2 + (int)((x >> 4) % 5);
+            int64_t batch = op == 3 ? eventq_batch(&q) : -1;
+            for (int c = 0; c < count; c++) {
+                x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+                int h = (int)((x >> 8) % H);
+                int64_t tt = op == 3 ? (int64_t)((x >> 20) % 8) : t; /* many ties */
+                for (int i = 0; i < np; i++)
+                    if (pend[i].live && pend[i].handle == h)
+                        pend[i].live = 0;
+                if (op == 1)
+                    assert_int_equal(eventq_set(&q, h, tt, 1, body, (uint32_t)body), 0);
+                else
+                    assert_int_equal(eventq_set_batch(&q, batch, h, tt, 1, body, (uint32_t)body),
+                                     0);
+                pend[np++] = (pending){tt, order, h, 1, body++};
+                order += op == 1;
+            }
+            order += op == 3;
         } else { /* pop */
             int best = -1;
-            for (int i = 0; i < np; i++)
-                if (pend[i].live && (best < 0 || pend[i].time < pend[best].time ||
-                                     (pend[i].time == pend[best].time &&
-                                      pend[i].order < pend[best].order)))
+            for (int i = 0; i < np; i++) {
+                if (!pend[i].live)
+                    continue;
+                const pending *p = &pend[i], *b = best < 0 ? NULL : &pend[best];
+                if (!b || p->time < b->time ||
+                    (p->time == b->time && (p->order < b->order ||
+                                            (p->order == b->order && p->handle < b->handle))))
                     best = i;
+            }
             event ev;
             if (best < 0) {
+                assert_true(eventq_peek_time(&q) == INT64_MAX);
                 assert_int_equal(eventq_pop(&q, &ev), 0);
                 continue;
             }
+            assert_true(eventq_peek_time(&q) == pend[best].time);
             assert_int_equal(eventq_pop(&q, &ev), 1);
             assert_int_equal(ev.time, pend[best].time);
             assert_int_equal(ev.handle, pend[best].handle);
             assert_int_equal(ev.kind, pend[best].handle < 0 ? 0 : 1);
-            assert_int_equal(ev.id, (int32_t)pend[best].order);
-            assert_int_equal(ev.version, (uint32_t)pend[best].order);
+            assert_int_equal(ev.id, pend[best].body);
+            assert_int_equal(ev.version, (uint32_t)pend[best].body);
             pend[best].live = 0;
         }
-        if (np == MAXP) { /* compact */
+        if (np + 6 >= MAXP) { /* compact */
             int k = 0;
             for (int i = 0; i < np; i++)
                 if (pend[i].live)
@@ -289,7 +308,7 @@ static void test_per_pair_k_flows(void **state)
         int id = net_flow_new(&net, 2, 3, 1e9, i, 0);
         assert_int_equal(net_flow_start(&net, id, 0, &q, EV_DONE), 0);
     }
-    assert_true(net.flows[0].rate == GBPS / 2 && net.flows[1].rate == GBPS / 2);
+    assert_true(net_flow_live(&net, 0)->rate == GBPS / 2 && net_flow_live(&net, 1)->rate == GBPS / 2);
     eventq_free(&q);
     net_free(&net);
     topo_free(&t);

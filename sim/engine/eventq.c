@@ -210,13 +210,14 @@ static int reserve_handle(eventq *q, int32_t handle)
     return 0;
 }
 
-int eventq_set(eventq *q, int32_t handle, int64_t time, int32_t kind, int32_t id,
-               uint32_t version)
+/* Schedule handle's one event at (time, seq). */
+static int set_key(eventq *q, int32_t handle, int64_t time, int32_t kind, int32_t id,
+                   uint32_t version, uint64_t seq)
 {
-    if (handle < 0 || reserve_handle(q, handle) || q->next_seq >= EVENTQ_MAX_SEQ)
+    if (handle < 0 || reserve_handle(q, handle))
         return -1;
     q->hbody[handle] = (eventq_body){kind, id, version};
-    eventq_key k = {time, q->next_seq++ << SEQ_SHIFT | HANDLE_FLAG | (uint64_t)handle};
+    eventq_key k = {time, seq << SEQ_SHIFT | HANDLE_FLAG | (uint64_t)handle};
     if (q->pos[handle] < 0)
         return insert(q, &k);
     fill_hole(q);
@@ -226,6 +227,33 @@ int eventq_set(eventq *q, int32_t handle, int64_t time, int32_t kind, int32_t id
     else
         sift_down(q, i, &k);
     return 0;
+}
+
+int eventq_set(eventq *q, int32_t handle, int64_t time, int32_t kind, int32_t id,
+               uint32_t version)
+{
+    if (q->next_seq >= EVENTQ_MAX_SEQ)
+        return -1;
+    return set_key(q, handle, time, kind, id, version, q->next_seq++);
+}
+
+int64_t eventq_batch(eventq *q)
+{
+    if (q->next_seq >= EVENTQ_MAX_SEQ)
+        return -1;
+    return (int64_t)q->next_seq++;
+}
+
+int eventq_set_batch(eventq *q, int64_t batch, int32_t handle, int64_t time, int32_t kind,
+                     int32_t id, uint32_t version)
+{
+    return batch < 0 ? -1 : set_key(q, handle, time, kind, id, version, (uint64_t)batch);
+}
+
+int64_t eventq_peek_time(eventq *q)
+{
+    fill_hole(q);
+    return q->n ? q->heap[0].time : INT64_MAX;
 }
 
 int eventq_pop(eventq *q, event *out)

@@ -9,7 +9,9 @@
  * handle's pending event to a new time (decrease- or increase-key) or pushes
  * it when none is pending, so a rescheduled object never leaves a stale
  * event behind. A moved event takes a fresh sequence number, exactly as if
- * it had been pushed anew and the old one skipped.
+ * it had been pushed anew and the old one skipped. Keys are ordered by
+ * (time, sequence number, handle): the handle only breaks ties inside a
+ * batch (eventq_batch), whose events share a sequence number.
  *
  * Layout (why it is fast): the heap holds 16-byte keys only, (time, tag)
  * with tag = sequence number | handle flag | slot, so the four children of
@@ -77,6 +79,17 @@ int eventq_push(eventq *q, int64_t time, int32_t kind, int32_t id, uint32_t vers
  * -1 only if growing the heap or the handle table failed, or at a limit. */
 int eventq_set(eventq *q, int32_t handle, int64_t time, int32_t kind, int32_t id,
                uint32_t version);
+/* A batch of handle events sharing one sequence number, so that among
+ * themselves same-instant events pop in handle order, and all of them after
+ * every event scheduled before the batch and before every one after it:
+ * the order a caller would get by setting them one by one in ascending
+ * handle order, without sorting. eventq_batch() reserves the number (-1 at
+ * the limit); eventq_set_batch() is eventq_set() with it. */
+int64_t eventq_batch(eventq *q);
+int eventq_set_batch(eventq *q, int64_t batch, int32_t handle, int64_t time, int32_t kind,
+                     int32_t id, uint32_t version);
+/* Time of the earliest pending event, INT64_MAX when none. */
+int64_t eventq_peek_time(eventq *q);
 /* Pops the earliest event into *out; returns 0 when empty. */
 int eventq_pop(eventq *q, event *out);
 

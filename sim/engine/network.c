@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/engine/net_fill.h"
 #include "sim/models/cost.h"
 
 #define NONE (-1)
@@ -15,6 +16,40 @@ int net_wan_resource(const network *n, int a, int b)
     if (l->per_pair)
         return NONE;
     return n->wan_res0 + a * n->t->nsites + b;
+}
+
+/* The per-slot arrays (solver state of live flows), doubled together. A
+ * slot is taken when a flow is made and given back when it ends, so they
+ * hold the flows alive at once, not every flow of the run. */
+static int grow_slots(network *n)
+{
+    int nc = n->cap_slots ? 2 * n->cap_slots : 256;
+#define GROW(p, per)                                                        \
+    do {                                                                    \
+        void *x_ = realloc(p, sizeof *(p) * (per) * (size_t)nc);           \
+        if (!x_)                                                            \
+            return -1;                                                      \
+        p = x_;                                                             \
+    } while (0)
+    GROW(n->live, 1);
+    GROW(n->fres, NET_MAX_RES);
+    GROW(n->fslot, NET_MAX_RES);
+    GROW(n->fnres, 1);
+    GROW(n->fcap, 1);
+    GROW(n->fsolo, 1);
+    GROW(n->new_rate, 1);
+    GROW(n->mark_f, 1);
+    GROW(n->list_f, 1);
+    GROW(n->act_f, 1);
+    GROW(n->pend_f, 1);
+    GROW(n->wait_next, 1);
+    GROW(n->free_slot, 1);
+#undef GROW
+    memset(n->mark_f + n->cap_slots, 0, sizeof *n->mark_f * (size_t)(nc - n->cap_slots));
+    for (int sl = nc - 1; sl >= n->cap_slots; sl--) /* lowest slot taken first */
+        n->free_slot[n->nfree++] = sl;
+    n->cap_slots = nc;
+    return 0;
 }
 
 int net_init(network *n, const topology *t, int max_flows, int policy, int tcp_connections,
@@ -38,25 +73,22 @@ int net_init(network *n, const topology *t, int max_flows, int policy, int tcp_c
     if (any_pair && res_table_init(&n->pairs, n->cap_flows))
         return gt_fail(e, "out of memory for %d flows", max_flows);
     n->res = calloc((size_t)room, sizeof *n->res);
-    n->flows = calloc((size_t)n->cap_flows, sizeof *n->flows);
-    n->wait_next = malloc(sizeof(int) * (size_t)n->cap_flows);
-    n->fres = malloc(sizeof(int) * NET_MAX_RES * (size_t)n->cap_flows);
-    n->fnres = malloc((size_t)n->cap_flows);
-    n->fcap = malloc(sizeof(double) * (size_t)n->cap_flows);
-    n->mark_f = calloc((size_t)n->cap_flows, sizeof(int));
-    n->list_f = malloc(sizeof(int) * (size_t)n->cap_flows);
+    n->flows = malloc(sizeof *n->flows * (size_t)n->cap_flows);
+    n->slot_of = malloc(sizeof(int) * (size_t)n->cap_flows);
     n->mark_r = calloc((size_t)room, sizeof(int));
     n->list_r = malloc(sizeof(int) * (size_t)room);
     n->res_left = malloc(sizeof(double) * (size_t)room);
     n->res_unfrozen = malloc(sizeof(int) * (size_t)room);
-    n->new_rate = malloc(sizeof(double) * (size_t)n->cap_flows);
-    n->act_f = malloc(sizeof(int) * (size_t)n->cap_flows);
     n->act_r = malloc(sizeof(int) * (size_t)room);
     n->res_share = malloc(sizeof(double) * (size_t)room);
-    if (!n->res || !n->flows || !n->wait_next || !n->fres || !n->fnres || !n->fcap ||
-        !n->mark_f || !n->list_f ||
-        !n->mark_r || !n->list_r || !n->res_left || !n->res_unfrozen || !n->new_rate ||
-        !n->act_f || !n->act_r || !n->res_share) {
+    n->res_solo = calloc((size_t)room, sizeof(double));
+    n->res_frozen = calloc((size_t)room, sizeof(int));
+    n->pend_r = malloc(sizeof(int) * (size_t)room);
+    n->pend_mark = calloc((size_t)room, 1);
+    n->prune = true;
+    if (!n->res || !n->flows || !n->slot_of || !n->mark_r || !n->list_r || !n->res_left ||
+        !n->res_unfrozen || !n->act_r || !n->res_share || !n->res_solo || !n->res_frozen ||
+        !n->pend_r || !n->pend_mark || grow_slots(n)) {
         net_free(n);
         return gt_fail(e, "out of memory for %d flows", max_flows);
     }
@@ -85,22 +117,13 @@ void net_free(network *n)
 {
     for (int r = 0; n->res && r < n->nres; r++)
         free(n->res[r].fl);
-    free(n->res);
-    free(n->fres);
-    free(n->fnres);
-    free(n->fcap);
-    free(n->flows);
-    free(n->wait_next);
-    free(n->mark_f);
-    free(n->list_f);
-    free(n->mark_r);
-    free(n->list_r);
-    free(n->res_left);
-    free(n->res_unfrozen);
-    free(n->new_rate);
-    free(n->act_f);
-    free(n->act_r);
-    free(n->res_share);
+    void *arrays[] = {n->res, n->flows, n->slot_of, n->mark_r, n->list_r, n->res_left,
+                      n->res_unfrozen, n->act_r, n->res_share, n->res_solo, n->res_frozen,
+                      n->pend_r, n->pend_mark, n->live, n->fres, n->fslot, n->fnres, n->fcap,
+                      n->fsolo, n->new_rate, n->mark_f, n->list_f, n->act_f, n->pend_f,
+                      n->wait_next, n->free_slot};
+    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
+        free(arrays[i]);
     res_table_free(&n->pairs);
     memset(n, 0, sizeof *n);
 }
@@ -131,47 +154,62 @@ static double tcp_cap(const network *n, int sa, int sb)
 
 int net_flow_new(network *n, int a, int b, double bytes, double priority, int64_t now)
 {
-    if (n->nflows == n->cap_flows)
+    if (n->nflows == n->cap_flows || (n->nfree == 0 && grow_slots(n)))
         return NONE;
-    int id = n->nflows++;
-    net_flow *f = &n->flows[id];
-    memset(f, 0, sizeof *f);
+    int id = n->nflows++, sl = n->free_slot[--n->nfree];
+    n->slot_of[id] = sl;
     const topology *t = n->t;
     const topo_gpu *ga = &t->gpus[a], *gb = &t->gpus[b];
-    f->src_gpu = a;
-    f->dst_gpu = b;
-    f->bytes = f->remaining = bytes;
-    f->priority = priority;
-    f->start = now;
-    f->sched = -1;
-    f->finish = INT64_MAX;
-    f->wan_res = f->wan_a = f->wan_b = NONE;
-    f->cap = INFINITY;
-    f->slot = 0;
+    n->flows[id] = (net_flow){.src_gpu = a, .dst_gpu = b, .wan_a = NONE, .wan_b = NONE,
+                              .bytes = bytes, .start = now};
+    n->live[sl] = (net_live){.remaining = bytes, .priority = priority, .finish = INT64_MAX,
+                             .sched = -1, .id = id, .wan_res = NONE};
+    int *res = &n->fres[NET_MAX_RES * sl], nres = 0;
+    double cap = INFINITY;
     if (ga->node == gb->node) {
-        f->res[f->nres++] = n->gpu_res0 + 2 * a;
-        f->res[f->nres++] = n->gpu_res0 + 2 * b + 1;
+        res[nres++] = n->gpu_res0 + 2 * a;
+        res[nres++] = n->gpu_res0 + 2 * b + 1;
     } else {
-        f->res[f->nres++] = n->node_res0 + 2 * ga->node;
-        f->res[f->nres++] = n->node_res0 + 2 * gb->node + 1;
+        res[nres++] = n->node_res0 + 2 * ga->node;
+        res[nres++] = n->node_res0 + 2 * gb->node + 1;
         if (ga->site == gb->site) {
-            f->cap = t->sites[ga->site].lan_bw;
+            cap = t->sites[ga->site].lan_bw;
         } else {
-            f->wan_a = ga->site;
-            f->wan_b = gb->site;
-            f->cap = tcp_cap(n, ga->site, gb->site);
+            n->flows[id].wan_a = ga->site;
+            n->flows[id].wan_b = gb->site;
+            cap = tcp_cap(n, ga->site, gb->site);
             int w = net_wan_resource(n, ga->site, gb->site);
             if (w < 0)
                 w = pair_resource(n, a, b); /* fair sharing only: never temporal */
-            f->res[f->nres++] = w;
-            f->wan_res = w;
+            res[nres++] = w;
+            n->live[sl].wan_res = w;
         }
     }
-    for (int k = 0; k < f->nres; k++)
-        n->fres[NET_MAX_RES * id + k] = f->res[k];
-    n->fnres[id] = (uint8_t)f->nres;
-    n->fcap[id] = f->cap;
+    n->fnres[sl] = (uint8_t)nres;
+    n->fcap[sl] = cap;
     return id;
+}
+
+/* The flow's slot is free again (it ended): only its record stays. */
+static void release(network *n, int id)
+{
+    n->free_slot[n->nfree++] = n->slot_of[id];
+    n->slot_of[id] = NONE;
+}
+
+const net_live *net_flow_live(const network *n, int id)
+{
+    return n->slot_of[id] >= 0 ? &n->live[n->slot_of[id]] : NULL;
+}
+
+int net_flow_path(const network *n, int id, int res[NET_MAX_RES], double *cap)
+{
+    int sl = n->slot_of[id];
+    if (sl < 0)
+        return 0;
+    memcpy(res, &n->fres[NET_MAX_RES * sl], sizeof(int) * n->fnres[sl]);
+    *cap = n->fcap[sl];
+    return n->fnres[sl];
 }
 
 double net_flow_latency(const network *n, int id)
@@ -188,15 +226,15 @@ double net_flow_latency(const network *n, int id)
 
 /* --- joining and leaving resources -------------------------------------- */
 
-/* Each resource keeps its flows in a dense array in join order; readers walk
- * it newest first, the order the component walk and the filling have always
- * used (it fixes the order of floating-point sums, hence every rate bit).
- * Returns -1 when growing an array failed. */
-static int join(network *n, int id)
+/* Each resource keeps the slots of its flows in a dense array in no
+ * particular order (the filling is canonical: the order fixes no bit), and
+ * each flow knows its index in each of its resources, so leaving is a swap
+ * with the last entry. Returns -1 when growing an array failed. */
+static int join(network *n, int sl)
 {
-    net_flow *f = &n->flows[id];
-    for (int k = 0; k < f->nres; k++) {
-        net_resource *r = &n->res[f->res[k]];
+    const int *fr = &n->fres[NET_MAX_RES * sl];
+    for (int k = 0; k < n->fnres[sl]; k++) {
+        net_resource *r = &n->res[fr[k]];
         if (r->njoined == r->cap_fl) {
             int nc = r->cap_fl ? 2 * r->cap_fl : 8;
             int *x = realloc(r->fl, sizeof *x * (size_t)nc);
@@ -205,141 +243,44 @@ static int join(network *n, int id)
             r->fl = x;
             r->cap_fl = nc;
         }
-        r->fl[r->njoined++] = id;
+        n->fslot[NET_MAX_RES * sl + k] = r->njoined;
+        r->fl[r->njoined++] = sl;
     }
-    f->joined = true;
+    double solo = net_solo_rate(n, sl);
+    n->fsolo[sl] = solo;
+    for (int k = 0; k < n->fnres[sl]; k++)
+        n->res_solo[fr[k]] += solo;
+    n->live[sl].joined = true;
     return 0;
 }
 
-/* Remove id keeping the others' order (flows leave mostly from the old end,
- * and the array is ints, so the move is short and cache-friendly). */
-static void leave(network *n, int id)
+static void leave(network *n, int sl)
 {
-    net_flow *f = &n->flows[id];
-    for (int k = 0; k < f->nres; k++) {
-        net_resource *r = &n->res[f->res[k]];
-        int i = r->njoined - 1;
-        while (i >= 0 && r->fl[i] != id)
-            i--;
-        memmove(&r->fl[i], &r->fl[i + 1], sizeof *r->fl * (size_t)(r->njoined - 1 - i));
-        r->njoined--;
+    const int *fr = &n->fres[NET_MAX_RES * sl];
+    for (int k = 0; k < n->fnres[sl]; k++) {
+        int ri = fr[k];
+        net_resource *r = &n->res[ri];
+        int i = n->fslot[NET_MAX_RES * sl + k], last = r->fl[--r->njoined];
+        r->fl[i] = last;
+        for (int j = 0; j < n->fnres[last]; j++) /* the moved flow's index there */
+            if (n->fres[NET_MAX_RES * last + j] == ri)
+                n->fslot[NET_MAX_RES * last + j] = i;
+        /* the running sum is only a pruning test (net_may_bind): an empty
+         * resource restarts it at exactly zero */
+        n->res_solo[ri] = r->njoined ? n->res_solo[ri] - n->fsolo[sl] : 0;
     }
-    f->joined = false;
-}
-
-/* --- max-min recomputation over the component of the seed resources ----- */
-
-static int collect(network *n, const int *seed_res, int nseed, int *nf)
-{
-    int stamp = ++n->stamp, nr = 0, fcount = 0;
-    int *mark_r = n->mark_r, *mark_f = n->mark_f, *list_r = n->list_r;
-    for (int i = 0; i < nseed; i++)
-        if (mark_r[seed_res[i]] != stamp) {
-            mark_r[seed_res[i]] = stamp;
-            list_r[nr++] = seed_res[i];
-        }
-    for (int ri = 0; ri < nr; ri++) {
-        const net_resource *r = &n->res[list_r[ri]];
-        for (int j = r->njoined - 1; j >= 0; j--) {
-            int id = r->fl[j];
-            if (mark_f[id] == stamp)
-                continue;
-            mark_f[id] = stamp;
-            n->list_f[fcount++] = id;
-            const int *fr = &n->fres[NET_MAX_RES * id];
-            for (int k = 0; k < n->fnres[id]; k++)
-                if (mark_r[fr[k]] != stamp) {
-                    mark_r[fr[k]] = stamp;
-                    list_r[nr++] = fr[k];
-                }
-        }
-    }
-    *nf = fcount;
-    return nr;
-}
-
-/* The next bottleneck level: the least fair share of a resource with
- * unfrozen flows, or the least private cap of an unfrozen flow. A minimum
- * does not depend on the scan order, so the lists may be compacted. */
-static double fill_level(network *n, const int *act_r, int nr, const int *act_f, int nf)
-{
-    double x = INFINITY;
-    for (int i = 0; i < nr; i++) {
-        int r = act_r[i];
-        double share = n->res_left[r] / n->res_unfrozen[r];
-        n->res_share[r] = share;
-        x = share < x ? share : x;
-    }
-    for (int i = 0; i < nf; i++) {
-        double cap = n->fcap[n->list_f[act_f[i]]];
-        x = cap < x ? cap : x;
-    }
-    return x < 0 ? 0 : x;
-}
-
-/* Progressive filling: raise all unfrozen flows together to the next
- * bottleneck level, freeze the flows it binds, repeat. Flows are visited in
- * component order at every level, and a flow frozen earlier in a pass
- * changes the shares later flows of the same pass see: that order fixes the
- * rounding of every rate, so it is kept exactly. Frozen flows and resources
- * without unfrozen flows drop out of the (order-preserving) active lists, so
- * a level costs what is still unfrozen, not the whole component; each
- * resource's share is divided out once and again only when it changes. */
-static void progressive_fill(network *n, int nr, int nf, double *new_rate)
-{
-    double *res_left = n->res_left, *res_share = n->res_share;
-    int *res_unfrozen = n->res_unfrozen, *act_f = n->act_f, *act_r = n->act_r;
-    int na = 0;
-    for (int i = 0; i < nr; i++) {
-        int r = n->list_r[i];
-        res_left[r] = n->res[r].cap;
-        res_unfrozen[r] = n->res[r].njoined;
-        if (res_unfrozen[r] > 0)
-            act_r[na++] = r;
-    }
-    for (int i = 0; i < nf; i++)
-        act_f[i] = i;
-    int left = nf;
-    while (left > 0) {
-        double x = fill_level(n, act_r, na, act_f, left);
-        int kept = 0;
-        for (int a = 0; a < left; a++) {
-            int i = act_f[a], id = n->list_f[i], nres = n->fnres[id];
-            const int *fr = &n->fres[NET_MAX_RES * id];
-            double cap = n->fcap[id];
-            int bind = cap <= x;
-            for (int k = 0; k < nres && !bind; k++)
-                bind = res_share[fr[k]] <= x * (1 + 1e-12);
-            if (!bind) {
-                act_f[kept++] = i;
-                continue;
-            }
-            double rate = cap < x ? cap : x;
-            new_rate[i] = rate;
-            for (int k = 0; k < nres; k++) {
-                int r = fr[k];
-                res_left[r] -= rate;
-                if (--res_unfrozen[r] > 0)
-                    res_share[r] = res_left[r] / res_unfrozen[r];
-            }
-        }
-        left = kept;
-        int nk = 0;
-        for (int j = 0; j < na; j++)
-            if (res_unfrozen[act_r[j]] > 0)
-                act_r[nk++] = act_r[j];
-        na = nk;
-    }
+    n->live[sl].joined = false;
 }
 
 /* Settle the bytes moved at the old rate and set the new rate. The flow's
- * one completion event moves to the new finish at once, earlier or later
- * (eventq_set), so no event ever fires before its flow is done; only a
+ * one completion event (handle = flow id) moves to the new finish at once,
+ * earlier or later, so no event ever fires before its flow is done; only a
  * stalled flow (rate 0, finish "never") leaves its old event to fire
  * early and be counted as stale. */
-static int reschedule(network *n, int id, double rate, int64_t now, eventq *q, int ev_kind)
+static int reschedule(network *n, int sl, double rate, int64_t now, eventq *q, int ev_kind,
+                      int64_t batch)
 {
-    net_flow *f = &n->flows[id];
+    net_live *f = &n->live[sl];
     if (rate == f->rate && rate > 0)
         return 0; /* unchanged: keep the event, avoid rounding drift */
     f->remaining -= f->rate * (double)(now - f->last_update) * 1e-9;
@@ -356,98 +297,151 @@ static int reschedule(network *n, int id, double rate, int64_t now, eventq *q, i
         return 0;
     f->version++;
     f->sched = f->finish;
-    return eventq_set(q, id, f->finish, ev_kind, id, f->version); /* replaces a pending one */
+    /* replaces a pending one */
+    return eventq_set_batch(q, batch, f->id, f->finish, ev_kind, f->id, f->version);
 }
 
-static int recompute(network *n, const int *seed_res, int nseed, int64_t now, eventq *q,
-                     int ev_kind)
+/* Re-solve what the seeds can reach (net_collect) and move the completion
+ * events of the flows whose rate changed, as one batch of the event queue:
+ * same-instant completions among them pop in flow-id order. Which flows
+ * change does not depend on how much was re-solved (the filling is
+ * canonical), and with the id order neither does the order of their
+ * same-nanosecond completions. */
+static int recompute(network *n, const int *seed_res, int nseed, const int *seed_slot,
+                     int nseed_f, int64_t now, eventq *q, int ev_kind)
 {
-    int nf, nr = collect(n, seed_res, nseed, &nf);
+    int nf, nr = net_collect(n, seed_res, nseed, seed_slot, nseed_f, &nf);
     if (nf == 0)
         return 0;
     double *new_rate = n->new_rate;
-    progressive_fill(n, nr, nf, new_rate);
+    net_fill(n, nr, nf, new_rate);
+    n->solves++;
+    n->solved_flows += nf;
+    int64_t batch = eventq_batch(q);
     int rc = 0;
     for (int i = 0; i < nf && !rc; i++)
-        rc = reschedule(n, n->list_f[i], new_rate[i], now, q, ev_kind);
+        rc = reschedule(n, n->list_f[i], new_rate[i], now, q, ev_kind, batch);
+    return rc;
+}
+
+/* Seeds of a change at a flow: its resources that may bind (tested before
+ * it leaves, or after it joins: with the larger flow set either way) and a
+ * temporal WAN link always (flows it admitted must be solved). Returns how
+ * many were written to seeds (room NET_MAX_RES). */
+static int change_seeds(const network *n, int sl, int *seeds)
+{
+    const int *fr = &n->fres[NET_MAX_RES * sl];
+    int ns = 0;
+    for (int k = 0; k < n->fnres[sl]; k++)
+        if (net_may_bind(n, fr[k]) || n->res[fr[k]].temporal)
+            seeds[ns++] = fr[k];
+    return ns;
+}
+
+/* Re-solve now, or (deferred mode) remember the seeds for net_settle. */
+static int solve_or_defer(network *n, const int *seed_res, int nseed, const int *seed_slot,
+                          int nseed_f, int64_t now, eventq *q, int ev_kind)
+{
+    if (!n->defer)
+        return recompute(n, seed_res, nseed, seed_slot, nseed_f, now, q, ev_kind);
+    for (int i = 0; i < nseed; i++)
+        if (!n->pend_mark[seed_res[i]]) {
+            n->pend_mark[seed_res[i]] = 1;
+            n->pend_r[n->npend_r++] = seed_res[i];
+        }
+    for (int i = 0; i < nseed_f; i++) /* a flow arrives once: no duplicates */
+        n->pend_f[n->npend_f++] = seed_slot[i];
+    return 0;
+}
+
+/* Why one re-solve after a batch gives what re-solving after each change
+ * would: every resource whose flow set changed and that could bind at the
+ * moment of the change (with the larger of its two flow sets) is a seed, so
+ * the final state's components that differ from the initial state's all
+ * contain a seed; the others are unchanged, and so are their canonical
+ * rates. A pending arrival that ended within the batch (a zero-length
+ * life) gave its slot back: the walk skips slots that are not joined. */
+int net_settle(network *n, int64_t now, eventq *q, int ev_kind)
+{
+    if (n->npend_r == 0 && n->npend_f == 0)
+        return 0;
+    for (int i = 0; i < n->npend_r; i++)
+        n->pend_mark[n->pend_r[i]] = 0;
+    int rc = recompute(n, n->pend_r, n->npend_r, n->pend_f, n->npend_f, now, q, ev_kind);
+    n->npend_r = n->npend_f = 0;
     return rc;
 }
 
 /* --- temporal queues ---------------------------------------------------- */
 
-static void enqueue_waiting(network *n, int r, int id)
+/* Insert slot sl into r's queue, ordered by (priority, flow id). */
+static void enqueue_waiting(network *n, int r, int sl)
 {
     int *pp = &n->res[r].wait_head;
-    const net_flow *f = &n->flows[id];
+    const net_live *f = &n->live[sl];
     while (*pp != NONE) {
-        const net_flow *g = &n->flows[*pp];
-        if (f->priority < g->priority || (f->priority == g->priority && id < *pp))
+        const net_live *g = &n->live[*pp];
+        if (f->priority < g->priority || (f->priority == g->priority && f->id < g->id))
             break;
         pp = &n->wait_next[*pp];
     }
-    n->wait_next[id] = *pp;
-    *pp = id;
-}
-
-/* The rate a flow could get alone: its cap and its resources' capacities. */
-static double solo_rate(const network *n, const net_flow *f)
-{
-    double x = f->cap;
-    for (int k = 0; k < f->nres; k++)
-        x = fmin(x, n->res[f->res[k]].cap);
-    return x;
+    n->wait_next[sl] = *pp;
+    *pp = sl;
 }
 
 /* Admit waiting flows in order while the admitted ones leave room. Returns
  * how many joined, or -1 when out of memory. */
-static int admit(network *n, int r, int *joined_ids, int max_ids)
+static int admit(network *n, int r, int max_ids)
 {
     double used = 0;
     for (int j = n->res[r].njoined - 1; j >= 0; j--)
-        used += solo_rate(n, &n->flows[n->res[r].fl[j]]);
+        used += net_solo_rate(n, n->res[r].fl[j]);
     int count = 0;
     while (n->res[r].wait_head != NONE && used < n->res[r].cap * (1 - 1e-9) && count < max_ids) {
-        int id = n->res[r].wait_head;
-        n->res[r].wait_head = n->wait_next[id];
-        n->flows[id].waiting = false;
-        if (join(n, id))
+        int sl = n->res[r].wait_head;
+        n->res[r].wait_head = n->wait_next[sl];
+        n->live[sl].waiting = false;
+        if (join(n, sl))
             return -1;
-        used += solo_rate(n, &n->flows[id]);
-        joined_ids[count++] = id;
+        used += net_solo_rate(n, sl);
+        count++;
     }
     return count;
 }
 
 int net_flow_start(network *n, int id, int64_t now, eventq *q, int ev_kind)
 {
-    net_flow *f = &n->flows[id];
-    f->bytes_start = now;
+    int sl = n->slot_of[id];
+    net_live *f = &n->live[sl];
+    n->flows[id].bytes_start = now;
     f->last_update = now;
     f->rate = 0;
-    if (f->bytes <= 0) {
+    if (n->flows[id].bytes <= 0) {
         f->version++;
         f->finish = f->sched = now;
         return eventq_set(q, id, now, ev_kind, id, f->version);
     }
     if (f->wan_res >= 0 && n->res[f->wan_res].temporal) {
         f->waiting = true;
-        enqueue_waiting(n, f->wan_res, id);
-        int ids[64];
-        int k = admit(n, f->wan_res, ids, 64);
+        enqueue_waiting(n, f->wan_res, sl);
+        int k = admit(n, f->wan_res, 64);
         if (k <= 0)
             return k;
-    } else if (join(n, id)) {
+    } else if (join(n, sl)) {
         return -1;
     }
-    return recompute(n, f->res, f->nres, now, q, ev_kind);
+    int seeds[NET_MAX_RES];
+    int ns = change_seeds(n, sl, seeds);
+    return solve_or_defer(n, seeds, ns, &sl, 1, now, q, ev_kind);
 }
 
 int net_flow_done_event(network *n, int id, uint32_t version, int64_t now, eventq *q,
                         int ev_kind)
 {
-    net_flow *f = &n->flows[id];
-    if (version != f->version || f->done)
-        return 0;
+    int sl = n->slot_of[id];
+    if (sl < 0 || version != n->live[sl].version)
+        return 0; /* ended already, or a superseded event */
+    net_live *f = &n->live[sl];
     f->sched = -1;
     if (now < f->finish) { /* the rate dropped since this event was scheduled */
         n->stale_events++;
@@ -457,33 +451,55 @@ int net_flow_done_event(network *n, int id, uint32_t version, int64_t now, event
         f->sched = f->finish;
         return eventq_set(q, id, f->finish, ev_kind, id, f->version) ? -1 : 0;
     }
-    f->done = true;
-    f->end = now;
-    f->remaining = 0;
-    if (f->wan_res >= 0)
-        n->res[f->wan_res].wan_bytes += f->bytes;
-    if (!f->joined)
-        return 1; /* zero-byte flow */
-    leave(n, id);
-    int seeds[NET_MAX_RES];
-    memcpy(seeds, f->res, sizeof seeds);
-    if (f->wan_res >= 0 && n->res[f->wan_res].temporal) {
-        int ids[64];
-        if (admit(n, f->wan_res, ids, 64) < 0)
-            return -1;
+    net_flow *rec = &n->flows[id];
+    rec->end = now;
+    int wan_res = f->wan_res;
+    if (wan_res >= 0)
+        n->res[wan_res].wan_bytes += rec->bytes;
+    if (!f->joined) { /* zero-byte flow */
+        release(n, id);
+        return 1;
     }
-    if (recompute(n, seeds, f->nres, now, q, ev_kind))
+    int seeds[NET_MAX_RES];
+    int ns = change_seeds(n, sl, seeds); /* before it leaves */
+    leave(n, sl);
+    release(n, id);
+    if (wan_res >= 0 && n->res[wan_res].temporal && admit(n, wan_res, 64) < 0)
+        return -1;
+    if (solve_or_defer(n, seeds, ns, NULL, 0, now, q, ev_kind))
         return -1;
     return 1;
 }
 
+/* Every flow on r changes its solo rate, so the sums of its other resources
+ * move and any of them may start or stop binding: re-solve the whole
+ * (unpruned) component of r. Capacity changes are rare (bandwidth traces). */
 int net_set_capacity(network *n, int r, double cap, int64_t now, eventq *q, int ev_kind)
 {
+    if (net_settle(n, now, q, ev_kind))
+        return -1;
     n->res[r].cap = cap;
-    if (n->res[r].temporal) {
-        int ids[64];
-        if (admit(n, r, ids, 64) < 0)
-            return -1;
+    for (int j = 0; j < n->res[r].njoined; j++)
+        n->fsolo[n->res[r].fl[j]] = net_solo_rate(n, n->res[r].fl[j]);
+    int stamp = ++n->stamp; /* each touched resource's sum, summed anew once */
+    for (int j = 0; j < n->res[r].njoined; j++) {
+        int sl = n->res[r].fl[j];
+        for (int k = 0; k < n->fnres[sl]; k++) {
+            int x = n->fres[NET_MAX_RES * sl + k];
+            if (n->mark_r[x] == stamp)
+                continue;
+            n->mark_r[x] = stamp;
+            double sum = 0;
+            for (int i = 0; i < n->res[x].njoined; i++)
+                sum += n->fsolo[n->res[x].fl[i]];
+            n->res_solo[x] = sum;
+        }
     }
-    return recompute(n, &r, 1, now, q, ev_kind);
+    if (n->res[r].temporal && admit(n, r, 64) < 0)
+        return -1;
+    bool prune = n->prune;
+    n->prune = false;
+    int rc = recompute(n, &r, 1, NULL, 0, now, q, ev_kind);
+    n->prune = prune;
+    return rc;
 }

@@ -192,12 +192,15 @@ static int run_loop(sim_state *s)
     if (sim_schedule_traces(s))
         return -1;
     event ev;
+    net_defer(&s->net, true); /* one re-solve per nanosecond (net_settle) */
     while (eventq_pop(&s->q, &ev)) {
         s->now = ev.time;
         s->events++;
         if (t_over(ev.time))
             return t_cap_fail(s->e, s->t->path, "the simulated clock");
-        if (dispatch(s, &ev))
+        if (dispatch(s, &ev) ||
+            (eventq_peek_time(&s->q) != ev.time &&
+             net_settle(&s->net, ev.time, &s->q, EV_FLOW_DONE)))
             return s->e->msg[0] ? -1 : gt_fail(s->e, "out of memory in the event loop");
         if (s->preempted)
             return 0;
