@@ -1,0 +1,146 @@
+/* exact_sync.c — the exact referee's bound from data-parallel sync
+ * (exact_space.h): per GPU pair the path's latency, rate and activation
+ * transfer (tables, so that generating placements does not walk the
+ * topology), and a lower bound of the iteration that every plan of a
+ * placement with two or more pipelines pays for its gradient sync.
+ *
+ * Why it holds (sim/syncgroup.c, sim/collective.c, sim/estimator.c): the
+ * planners' plans sync unsharded, after the backward (enc_to_plan leaves
+ * dp_shard and grad_sync at their defaults). A sync group is a run of
+ * layers held by the same D GPUs, one per pipeline; its collective starts
+ * once all members' last backward op has ended, and the iteration ends
+ * after it. Every kind the search tries runs at least two steps, each
+ * holding a flow of at least bytes / D between two members (so two GPUs of
+ * different pipelines), and a step lasts as long as its slowest flow:
+ *   ring: 2(D-1) steps, each member sends bytes/D to the next;
+ *   hierarchical: over one site the same ring; over several, a ring of the
+ *     site leaders (2(n_sites-1) steps of bytes/n_sites) among others;
+ *   parameter server: two rounds, every member sends bytes/D to every other.
+ * A ring's members are ordered by site, then GPU, so when they span several
+ * sites (nodes) some edge of the ring crosses a site (node); a parameter
+ * server's rounds hold every pair; hierarchical's leader ring crosses sites.
+ * So when no site (node) holds a GPU of every row, every group spans
+ * several, and a group of B bytes takes at least 2 (lat + B / (D rate)),
+ * lat the least latency and rate the highest rate between GPUs of two
+ * different rows and sites (nodes); otherwise the same over any two GPUs of
+ * different rows (whole ns per term, so 1 ns less per term). The group holding layer
+ * 0 (its embedding included) starts after stage 0's last backward, which
+ * is the last op of its pipeline (both schedules end every stage on the
+ * last microbatch's backward, fed by the next stage's): the caller's bound
+ * of the rows (round trip, throughput, FLOPs) holds for it. Some group holds at least the model's gradients over the most
+ * groups a placement can have (D(S-1)+1 runs of layers, at most L), and at
+ * least the last layer's (the head's gradients included).
+ * Tensor-parallel views are left out (their groups run over the real GPUs,
+ * not the view's units): the bound is 0 there. */
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "exact_space.h"
+#include "sim/cost.h"
+#include "sim/dp_sync.h"
+#include "tp_view.h"
+
+#define EXACT_TABLE_GPUS 512   /* larger pools are refused long before (count vectors) */
+
+int64_t exact_xfer_ns(const exact_space *sp, int bi, int a, int b)
+{
+    int N = sp->pr->N;
+    if (!sp->xns)
+        return enc_xfer_ns(sp->pr, bi, a, b);
+    return sp->xns[((long)bi * N + a) * N + b];
+}
+
+int exact_sync_init(exact_space *sp)
+{
+    const enc_problem *pr = sp->pr;
+    const job *j = pr->j;
+    int N = pr->N, L = pr->L;
+    sp->grad_total = 0;
+    for (int x = 0; x < L; x++) /* per layer, as the sync groups add them up */
+        sp->grad_total += dp_grad_bytes(j, x, x, 1);
+    sp->grad_first = dp_grad_bytes(j, 0, 0, 1);
+    if (N > EXACT_TABLE_GPUS)
+        return 0;
+    long nn = (long)N * N;
+    sp->lat = malloc(sizeof *sp->lat * (size_t)nn);
+    sp->rate = malloc(sizeof *sp->rate * (size_t)nn);
+    sp->xns = malloc(sizeof *sp->xns * (size_t)(nn * pr->nb));
+    if (!sp->lat || !sp->rate || !sp->xns)
+        return -1;
+    for (int a = 0; a < N; a++)
+        for (int b = 0; b < N; b++) {
+            if (a == b) {
+                sp->lat[a * N + b] = INFINITY;
+                sp->rate[a * N + b] = 0;
+            } else {
+                topo_path(pr->t, a, b, &sp->lat[a * N + b], &sp->rate[a * N + b]);
+            }
+            for (int bi = 0; bi < pr->nb; bi++)
+                sp->xns[((long)bi * N + a) * N + b] = a == b ? 0 : enc_xfer_ns(pr, bi, a, b);
+        }
+    return 0;
+}
+
+/* One group of B bytes over D members whose pairs have latency >= lat and
+ * rate <= rate: two steps of a flow of B / D at least. */
+static double group_s(double B, int D, double lat, double rate)
+{
+    double step = lat + B / D / rate - 2e-9; /* each term rounded to whole ns */
+    return step > 0 ? 2 * step : 0;
+}
+
+/* Whether some node (by_node) or site holds a GPU of every row: only then
+ * can a sync group's members all sit on it. */
+static bool one_place_spans(const exact_space *sp, int S, int D, const int *gpus, bool by_node)
+{
+    const topology *t = sp->pr->t;
+    for (int x = 0; x < S; x++) { /* every candidate place holds a GPU of row 0 */
+        const topo_gpu *g0 = &t->gpus[gpus[x]];
+        int rows = 1;
+        for (int r = 1; r < D; r++) {
+            bool in = false;
+            for (int k = 0; k < S && !in; k++) {
+                const topo_gpu *g = &t->gpus[gpus[r * S + k]];
+                in = by_node ? g->node == g0->node : g->site == g0->site;
+            }
+            rows += in;
+        }
+        if (rows == D)
+            return true;
+    }
+    return false;
+}
+
+double exact_sync_bound(const exact_space *sp, int S, int D, const int *gpus, double ready)
+{
+    const enc_problem *pr = sp->pr;
+    if (D < 2 || pr->cfg.tp || !sp->lat)
+        return 0;
+    const topology *t = pr->t;
+    int N = pr->N;
+    /* the coarsest level every group's members must span: several sites
+     * when no site holds a GPU of every row, several nodes when no node
+     * does; a step of any kind then holds a flow across that level */
+    int level = one_place_spans(sp, S, D, gpus, false) ? one_place_spans(sp, S, D, gpus, true) ? 0 : 1 : 2;
+    double lat = INFINITY, rate = 0;
+    for (int x = 0; x < S * D; x++)
+        for (int y = 0; y < S * D; y++) {
+            const topo_gpu *a = &t->gpus[gpus[x]], *b = &t->gpus[gpus[y]];
+            if (x / S == y / S || (level >= 1 && a->node == b->node) ||
+                (level == 2 && a->site == b->site))
+                continue;
+            long k = (long)gpus[x] * N + gpus[y];
+            lat = fmin(lat, sp->lat[k]);
+            rate = fmax(rate, sp->rate[k]);
+        }
+    if (!(rate > 0) || !isfinite(lat))
+        return 0;
+    int groups = D * (S - 1) + 1;
+    groups = groups < pr->L ? groups : pr->L;
+    double last = dp_grad_bytes(pr->j, pr->L - 1, pr->L - 1, 1);
+    double big = fmax(sp->grad_total / groups, S == 1 ? sp->grad_total : last);
+    double first = S == 1 ? sp->grad_total : sp->grad_first;
+    double T = fmax(group_s(big, D, lat, rate), ready + group_s(first, D, lat, rate));
+    return T * (1 - 1e-9);
+}
