@@ -199,7 +199,10 @@ static int add_selection(exact_space *sp, int S, int D, const int *cnt, long *ca
     memcpy(&sp->sel_cnt[ncnt], cnt, sizeof(int) * (size_t)sp->ngroup);
     lb_terms t;
     sel_terms(sp, cnt, &t);
-    sp->sel[sp->nsel++] = (xsel){S, D, ncnt, bound_from(sp, &t, S, sel_row_floor(sp, cnt, D))};
+    /* stage 0's last backward ends after the rows and the FLOPs (exact_sync.c) */
+    double T = fmax(sel_row_floor(sp, cnt, D), seq_flops(sp->pr->j, sp->pr->L) * sp->pr->j->batch / t.speed);
+    T = fmax(T, exact_sel_sync_bound(sp, S, D, cnt, T));
+    sp->sel[sp->nsel++] = (xsel){S, D, ncnt, bound_from(sp, &t, S, T)};
     return 0;
 }
 
@@ -327,6 +330,8 @@ typedef struct dfs {
     int *grp, *cell, *gpus, *grid, *left, *fresh, *room, *used; /* per cell; group; node class */
     double trows;
     double next;           /* least key cut by the threshold (not covered) */
+    double tsync;          /* the sync bound of the rows so far (exact_sync.c) */
+    const int *cnt;        /* the selection's counts per group */
     int **out;
     long *n, *cap;
 } dfs;
@@ -390,17 +395,21 @@ static void cells_gpus(const exact_space *sp, const int *cell, int n, int *used,
         gpus[x] = sp->pr->class_first[cell[x]] + used[cell[x]]++;
 }
 
+/* Stage 0's last backward ends after the rows' round trips and the batch's
+ * FLOPs over the summed speed (exact_sync.c). */
+static double dfs_ready(const dfs *d)
+{
+    const job *j = d->sp->pr->j;
+    return fmax(d->trows, seq_flops(j, d->sp->pr->L) * j->batch / d->t.speed);
+}
+
 /* A full placement: its bound with the rows and the data-parallel sync
  * (exact_sync.c), stored unless that bound reaches the threshold. */
 static int dfs_store(dfs *d)
 {
     int n = d->S * d->D;
     cells_gpus(d->sp, d->cell, n, d->used, d->grid);
-    /* stage 0's last backward ends after the rows' round trips and the
-     * batch's FLOPs over the summed speed (exact_sync.c) */
-    const job *j = d->sp->pr->j;
-    double ready = fmax(d->trows, seq_flops(j, d->sp->pr->L) * j->batch / d->t.speed);
-    double T = fmax(d->trows, exact_sync_bound(d->sp, d->S, d->D, d->grid, ready));
+    double T = fmax(d->trows, exact_sync_bound(d->sp, d->S, d->D, d->grid, dfs_ready(d)));
     obj_metrics lb = bound_from(d->sp, &d->t, d->S, T);
     if (dfs_cut(d, &lb))
         return 0;
@@ -413,6 +422,16 @@ static int dfs_store(dfs *d)
         return -1;
     (*d->out)[(*d->n)++] = p;
     return 0;
+}
+
+/* The sync bound of every completion once `rows` rows are full. */
+static double partial_sync(dfs *d, int rows)
+{
+    if (rows >= d->D)
+        return 0; /* the full placement's own bound (dfs_store) */
+    cells_gpus(d->sp, d->cell, rows * d->S, d->used, d->grid);
+    return exact_partial_sync_bound(d->sp, d->S, d->D, rows, d->grid, d->cnt, d->left, d->room,
+                                    dfs_ready(d));
 }
 
 /* Cell by cell, row-major. Rows are sorted by their groups (each row's
@@ -448,21 +467,24 @@ static int dfs_cell(dfs *d, int at, bool tight)
             d->cell[at] = c;
             if (i == nfresh)
                 d->fresh[g]++;
-            double saved = d->trows;
+            double saved = d->trows, saved_sync = d->tsync;
             int rc = 0;
             /* a full row's bound holds for the placement, a partial one's
              * for its completions */
             bool full = (at + 1) % S == 0;
             double tr = row_time(d, at, full ? 0 : fastest_left(d));
-            if (full)
+            if (full) {
                 d->trows = fmax(d->trows, tr);
-            obj_metrics lb = bound_from(sp, &d->t, S, fmax(d->trows, tr));
+                d->tsync = fmax(d->tsync, partial_sync(d, (at + 1) / S));
+            }
+            obj_metrics lb = bound_from(sp, &d->t, S, fmax(fmax(d->trows, tr), d->tsync));
             rc = dfs_cut(d, &lb);
             if (!rc)
                 rc = dfs_cell(d, at + 1, t2);
             else
                 rc = 0;
             d->trows = saved;
+            d->tsync = saved_sync;
             if (i == nfresh)
                 d->fresh[g]--;
             d->room[c]++;
@@ -497,6 +519,8 @@ int exact_expand(exact_space *sp, int s, const xprune *x, int **out, long *n, lo
     memcpy(d.room, pr->class_size, sizeof(int) * (size_t)C);
     sel_terms(sp, d.left, &d.t);
     d.trows = 0;
+    d.tsync = 0;
+    d.cnt = &sp->sel_cnt[q->off];
     d.next = INFINITY;
     int rc = dfs_cell(&d, 0, false);
     *next = d.next;

@@ -110,6 +110,14 @@ int exact_sync_init(exact_space *sp);
  * does not apply (exact_sync.c says when and why it holds). */
 double exact_sync_bound(const exact_space *sp, int S, int D, const int *gpus, double ready);
 
+/* The same for every placement of a selection (counts per group cnt). */
+double exact_sel_sync_bound(const exact_space *sp, int S, int D, const int *cnt, double ready);
+/* The same for every completion of a placement whose first `rows` rows are
+ * placed (gpus, row-major): cnt the selection's counts per group, left what
+ * it has still to place, room[c] the free GPUs of each node class. */
+double exact_partial_sync_bound(const exact_space *sp, int S, int D, int rows, const int *gpus,
+                                const int *cnt, const int *left, const int *room, double ready);
+
 /* The bound of placement p with microbatch size bi: the placement bound
  * with that size's round trip and transfers (INFINITY: shape not allowed). */
 obj_metrics exact_unit_bound(const exact_space *sp, int p, int bi);

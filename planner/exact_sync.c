@@ -112,6 +112,23 @@ static bool one_place_spans(const exact_space *sp, int S, int D, const int *gpus
     return false;
 }
 
+/* The bound from the groups' bytes, for members whose pairs have latency
+ * >= lat and rate <= rate. */
+static double groups_s(const exact_space *sp, int S, int D, double lat, double rate,
+                       double ready)
+{
+    const enc_problem *pr = sp->pr;
+    if (!(rate > 0) || !isfinite(lat))
+        return 0;
+    int groups = D * (S - 1) + 1;
+    groups = groups < pr->L ? groups : pr->L;
+    double last = dp_grad_bytes(pr->j, pr->L - 1, pr->L - 1, 1);
+    double big = fmax(sp->grad_total / groups, S == 1 ? sp->grad_total : last);
+    double first = S == 1 ? sp->grad_total : sp->grad_first;
+    double T = fmax(group_s(big, D, lat, rate), ready + group_s(first, D, lat, rate));
+    return T * (1 - 1e-9);
+}
+
 double exact_sync_bound(const exact_space *sp, int S, int D, const int *gpus, double ready)
 {
     const enc_problem *pr = sp->pr;
@@ -134,13 +151,133 @@ double exact_sync_bound(const exact_space *sp, int S, int D, const int *gpus, do
             lat = fmin(lat, sp->lat[k]);
             rate = fmax(rate, sp->rate[k]);
         }
-    if (!(rate > 0) || !isfinite(lat))
+    return groups_s(sp, S, D, lat, rate, ready);
+}
+
+/* A node of group g: its k-th GPU (k < its size) of node i of the group. */
+static int group_gpu(const exact_space *sp, int g, int i, int k)
+{
+    return sp->pr->class_first[sp->gnode[sp->gfirst[g] + i]] + k;
+}
+
+/* Least latency and highest rate over the pairs at `level` (0 any, 1
+ * other nodes, 2 other sites) between a GPU the placement holds in the end
+ * (all[g] per group) and one still to be placed (fut[g]): pairs of groups
+ * (other nodes), two nodes of one group, or two GPUs of one node. */
+static void group_pairs(const exact_space *sp, const int *all, const int *fut, int level,
+                        double *lat, double *rate)
+{
+    const enc_problem *pr = sp->pr;
+    const topology *t = pr->t;
+    int G = sp->ngroup, N = pr->N;
+    for (int g = 0; g < G; g++)
+        for (int h = 0; h < G; h++) {
+            if (!all[g] || !fut[h] || (g == h && all[g] < 2))
+                continue;
+            int a = group_gpu(sp, g, 0, 0), pairs[2][2] = {{-1, -1}, {-1, -1}};
+            if (g != h) {
+                pairs[0][0] = a;
+                pairs[0][1] = group_gpu(sp, h, 0, 0);
+            } else {
+                if (sp->gcount[g] > 1) {
+                    pairs[0][0] = a;
+                    pairs[0][1] = group_gpu(sp, g, 1, 0);
+                }
+                if (pr->class_size[sp->gnode[sp->gfirst[g]]] > 1) {
+                    pairs[1][0] = a;
+                    pairs[1][1] = group_gpu(sp, g, 0, 1);
+                }
+            }
+            for (int q = 0; q < 2; q++) {
+                int x = pairs[q][0], y = pairs[q][1];
+                if (x < 0 || (level >= 1 && t->gpus[x].node == t->gpus[y].node) ||
+                    (level == 2 && t->gpus[x].site == t->gpus[y].site))
+                    continue;
+                *lat = fmin(*lat, fmin(sp->lat[(long)x * N + y], sp->lat[(long)y * N + x]));
+                *rate = fmax(*rate, fmax(sp->rate[(long)x * N + y], sp->rate[(long)y * N + x]));
+            }
+        }
+}
+
+double exact_sel_sync_bound(const exact_space *sp, int S, int D, const int *cnt, double ready)
+{
+    const enc_problem *pr = sp->pr;
+    if (D < 2 || pr->cfg.tp || !sp->lat)
         return 0;
-    int groups = D * (S - 1) + 1;
-    groups = groups < pr->L ? groups : pr->L;
-    double last = dp_grad_bytes(pr->j, pr->L - 1, pr->L - 1, 1);
-    double big = fmax(sp->grad_total / groups, S == 1 ? sp->grad_total : last);
-    double first = S == 1 ? sp->grad_total : sp->grad_first;
-    double T = fmax(group_s(big, D, lat, rate), ready + group_s(first, D, lat, rate));
-    return T * (1 - 1e-9);
+    const topology *t = pr->t;
+    int G = sp->ngroup;
+    /* the level, as for a placement: a site (node) can hold a GPU of every
+     * row only if it holds D of the selected GPUs */
+    bool site_all = false, node_all = false;
+    for (int g = 0; g < G; g++) {
+        int size = pr->class_size[sp->gnode[sp->gfirst[g]]];
+        node_all |= (cnt[g] < size ? cnt[g] : size) >= D;
+        int at_site = 0, site = t->gpus[group_gpu(sp, g, 0, 0)].site;
+        for (int h = 0; h < G; h++)
+            at_site += t->gpus[group_gpu(sp, h, 0, 0)].site == site ? cnt[h] : 0;
+        site_all |= at_site >= D;
+    }
+    double lat = INFINITY, rate = 0;
+    group_pairs(sp, cnt, cnt, site_all ? node_all ? 0 : 1 : 2, &lat, &rate);
+    return groups_s(sp, S, D, lat, rate, ready);
+}
+
+/* Whether a site (node) that holds a GPU of every one of the `rows` full
+ * rows has `need` GPUs left to give the others (left[g] per group; room[c]
+ * free GPUs per node class). */
+static bool place_can_span(const exact_space *sp, int S, int rows, const int *gpus,
+                           const int *left, const int *room, int need, bool by_node)
+{
+    const enc_problem *pr = sp->pr;
+    const topology *t = pr->t;
+    for (int x = 0; x < S; x++) {
+        const topo_gpu *g0 = &t->gpus[gpus[x]];
+        bool every = true;
+        for (int r = 1; r < rows && every; r++) {
+            bool in = false;
+            for (int k = 0; k < S && !in; k++) {
+                const topo_gpu *g = &t->gpus[gpus[r * S + k]];
+                in = by_node ? g->node == g0->node : g->site == g0->site;
+            }
+            every = in;
+        }
+        if (!every)
+            continue;
+        int have = 0;
+        for (int g = 0; g < sp->ngroup; g++)
+            for (int i = 0; i < sp->gcount[g]; i++) {
+                int c = sp->gnode[sp->gfirst[g] + i], gpu = pr->class_first[c];
+                if (by_node ? t->gpus[gpu].node == g0->node : t->gpus[gpu].site == g0->site)
+                    have += room[c] < left[g] ? room[c] : left[g];
+            }
+        if (have >= need)
+            return true;
+    }
+    return false;
+}
+
+double exact_partial_sync_bound(const exact_space *sp, int S, int D, int rows, const int *gpus,
+                                const int *cnt, const int *left, const int *room, double ready)
+{
+    const enc_problem *pr = sp->pr;
+    if (D < 2 || rows < 1 || pr->cfg.tp || !sp->lat)
+        return 0;
+    const topology *t = pr->t;
+    int N = pr->N, need = D - rows;
+    int level = place_can_span(sp, S, rows, gpus, left, room, need, false)
+                    ? place_can_span(sp, S, rows, gpus, left, room, need, true) ? 0 : 1
+                    : 2;
+    double lat = INFINITY, rate = 0;
+    group_pairs(sp, cnt, left, level, &lat, &rate);
+    for (int x = 0; x < S * rows; x++) /* the placed GPUs of different rows */
+        for (int y = 0; y < S * rows; y++) {
+            const topo_gpu *a = &t->gpus[gpus[x]], *b = &t->gpus[gpus[y]];
+            if (x / S == y / S || (level >= 1 && a->node == b->node) ||
+                (level == 2 && a->site == b->site))
+                continue;
+            long k = (long)gpus[x] * N + gpus[y];
+            lat = fmin(lat, sp->lat[k]);
+            rate = fmax(rate, sp->rate[k]);
+        }
+    return groups_s(sp, S, D, lat, rate, ready);
 }
