@@ -90,28 +90,6 @@ static double group_s(double B, int D, double lat, double rate)
     return step > 0 ? 2 * step : 0;
 }
 
-/* Whether some node (by_node) or site holds a GPU of every row: only then
- * can a sync group's members all sit on it. */
-static bool one_place_spans(const exact_space *sp, int S, int D, const int *gpus, bool by_node)
-{
-    const topology *t = sp->pr->t;
-    for (int x = 0; x < S; x++) { /* every candidate place holds a GPU of row 0 */
-        const topo_gpu *g0 = &t->gpus[gpus[x]];
-        int rows = 1;
-        for (int r = 1; r < D; r++) {
-            bool in = false;
-            for (int k = 0; k < S && !in; k++) {
-                const topo_gpu *g = &t->gpus[gpus[r * S + k]];
-                in = by_node ? g->node == g0->node : g->site == g0->site;
-            }
-            rows += in;
-        }
-        if (rows == D)
-            return true;
-    }
-    return false;
-}
-
 /* The bound from the groups' bytes, for members whose pairs have latency
  * >= lat and rate <= rate. */
 static double groups_s(const exact_space *sp, int S, int D, double lat, double rate,
@@ -129,28 +107,74 @@ static double groups_s(const exact_space *sp, int S, int D, double lat, double r
     return T * (1 - 1e-9);
 }
 
-double exact_sync_bound(const exact_space *sp, int S, int D, const int *gpus, double ready)
+/* Whether a site (node) that holds a GPU of every one of the `rows` full
+ * rows has `need` GPUs left to give the others (left[g] per group; room[c]
+ * free GPUs per node class; both unused when need is 0). */
+static bool place_can_span(const exact_space *sp, int S, int rows, const int *gpus,
+                           const int *left, const int *room, int need, bool by_node)
 {
     const enc_problem *pr = sp->pr;
-    if (D < 2 || pr->cfg.tp || !sp->lat)
-        return 0;
     const topology *t = pr->t;
-    int N = pr->N;
-    /* the coarsest level every group's members must span: several sites
-     * when no site holds a GPU of every row, several nodes when no node
-     * does; a step of any kind then holds a flow across that level */
-    int level = one_place_spans(sp, S, D, gpus, false) ? one_place_spans(sp, S, D, gpus, true) ? 0 : 1 : 2;
-    double lat = INFINITY, rate = 0;
-    for (int x = 0; x < S * D; x++)
-        for (int y = 0; y < S * D; y++) {
+    for (int x = 0; x < S; x++) {
+        const topo_gpu *g0 = &t->gpus[gpus[x]];
+        bool every = true;
+        for (int r = 1; r < rows && every; r++) {
+            bool in = false;
+            for (int k = 0; k < S && !in; k++) {
+                const topo_gpu *g = &t->gpus[gpus[r * S + k]];
+                in = by_node ? g->node == g0->node : g->site == g0->site;
+            }
+            every = in;
+        }
+        if (!every)
+            continue;
+        if (need == 0)
+            return true;
+        int have = 0;
+        for (int g = 0; g < sp->ngroup; g++)
+            for (int i = 0; i < sp->gcount[g]; i++) {
+                int c = sp->gnode[sp->gfirst[g] + i], gpu = pr->class_first[c];
+                if (by_node ? t->gpus[gpu].node == g0->node : t->gpus[gpu].site == g0->site)
+                    have += room[c] < left[g] ? room[c] : left[g];
+            }
+        if (have >= need)
+            return true;
+    }
+    return false;
+}
+
+/* Least latency and highest rate between cells [0, n) of different rows at
+ * `level` (0 any, 1 other nodes, 2 other sites). */
+static void cross_rows(const exact_space *sp, int S, int n, const int *gpus, int level,
+                       double *lat, double *rate)
+{
+    const topology *t = sp->pr->t;
+    int N = sp->pr->N;
+    for (int x = 0; x < n; x++)
+        for (int y = 0; y < n; y++) {
             const topo_gpu *a = &t->gpus[gpus[x]], *b = &t->gpus[gpus[y]];
             if (x / S == y / S || (level >= 1 && a->node == b->node) ||
                 (level == 2 && a->site == b->site))
                 continue;
             long k = (long)gpus[x] * N + gpus[y];
-            lat = fmin(lat, sp->lat[k]);
-            rate = fmax(rate, sp->rate[k]);
+            *lat = fmin(*lat, sp->lat[k]);
+            *rate = fmax(*rate, sp->rate[k]);
         }
+}
+
+double exact_sync_bound(const exact_space *sp, int S, int D, const int *gpus, double ready)
+{
+    const enc_problem *pr = sp->pr;
+    if (D < 2 || pr->cfg.tp || !sp->lat)
+        return 0;
+    /* the coarsest level every group's members must span: several sites
+     * when no site holds a GPU of every row, several nodes when no node
+     * does; a step of any kind then holds a flow across that level */
+    int level = place_can_span(sp, S, D, gpus, NULL, NULL, 0, false)
+                    ? place_can_span(sp, S, D, gpus, NULL, NULL, 0, true) ? 0 : 1
+                    : 2;
+    double lat = INFINITY, rate = 0;
+    cross_rows(sp, S, S * D, gpus, level, &lat, &rate);
     return groups_s(sp, S, D, lat, rate, ready);
 }
 
@@ -222,62 +246,18 @@ double exact_sel_sync_bound(const exact_space *sp, int S, int D, const int *cnt,
     return groups_s(sp, S, D, lat, rate, ready);
 }
 
-/* Whether a site (node) that holds a GPU of every one of the `rows` full
- * rows has `need` GPUs left to give the others (left[g] per group; room[c]
- * free GPUs per node class). */
-static bool place_can_span(const exact_space *sp, int S, int rows, const int *gpus,
-                           const int *left, const int *room, int need, bool by_node)
-{
-    const enc_problem *pr = sp->pr;
-    const topology *t = pr->t;
-    for (int x = 0; x < S; x++) {
-        const topo_gpu *g0 = &t->gpus[gpus[x]];
-        bool every = true;
-        for (int r = 1; r < rows && every; r++) {
-            bool in = false;
-            for (int k = 0; k < S && !in; k++) {
-                const topo_gpu *g = &t->gpus[gpus[r * S + k]];
-                in = by_node ? g->node == g0->node : g->site == g0->site;
-            }
-            every = in;
-        }
-        if (!every)
-            continue;
-        int have = 0;
-        for (int g = 0; g < sp->ngroup; g++)
-            for (int i = 0; i < sp->gcount[g]; i++) {
-                int c = sp->gnode[sp->gfirst[g] + i], gpu = pr->class_first[c];
-                if (by_node ? t->gpus[gpu].node == g0->node : t->gpus[gpu].site == g0->site)
-                    have += room[c] < left[g] ? room[c] : left[g];
-            }
-        if (have >= need)
-            return true;
-    }
-    return false;
-}
-
 double exact_partial_sync_bound(const exact_space *sp, int S, int D, int rows, const int *gpus,
                                 const int *cnt, const int *left, const int *room, double ready)
 {
     const enc_problem *pr = sp->pr;
     if (D < 2 || rows < 1 || pr->cfg.tp || !sp->lat)
         return 0;
-    const topology *t = pr->t;
-    int N = pr->N, need = D - rows;
+    int need = D - rows;
     int level = place_can_span(sp, S, rows, gpus, left, room, need, false)
                     ? place_can_span(sp, S, rows, gpus, left, room, need, true) ? 0 : 1
                     : 2;
     double lat = INFINITY, rate = 0;
     group_pairs(sp, cnt, left, level, &lat, &rate);
-    for (int x = 0; x < S * rows; x++) /* the placed GPUs of different rows */
-        for (int y = 0; y < S * rows; y++) {
-            const topo_gpu *a = &t->gpus[gpus[x]], *b = &t->gpus[gpus[y]];
-            if (x / S == y / S || (level >= 1 && a->node == b->node) ||
-                (level == 2 && a->site == b->site))
-                continue;
-            long k = (long)gpus[x] * N + gpus[y];
-            lat = fmin(lat, sp->lat[k]);
-            rate = fmax(rate, sp->rate[k]);
-        }
+    cross_rows(sp, S, S * rows, gpus, level, &lat, &rate); /* the placed GPUs */
     return groups_s(sp, S, D, lat, rate, ready);
 }
