@@ -3,8 +3,10 @@
  * placements generated so far with their bounds, the units (placement x
  * microbatch size) and points (unit x schedule) opened so far, and the
  * helpers that grow, bound and decode them. exact_space.c owns the classes,
- * the generation and the bounds; exact_search.c the best-first searches and
- * the opening of units; exact.c the planner. */
+ * the generation and the bounds; exact_place.c the store of placements;
+ * exact_sync.c the bound from data-parallel sync and the path tables;
+ * exact_search.c the best-first searches and the opening of units; exact.c
+ * the planner. */
 #ifndef GT_EXACT_SPACE_H
 #define GT_EXACT_SPACE_H
 
@@ -96,6 +98,10 @@ bool exact_pruned(const xprune *x, const obj_metrics *m);
  * beyond the work cap or the deadline. */
 int exact_expand(exact_space *sp, int s, const xprune *x, int **out, long *n, long *cap,
                  double *next);
+/* The index of placement (S, D, node class per cell c), stored with bound
+ * lb if new (exact_place.c); -1 out of memory, -2 beyond
+ * EXACT_MAX_PLACEMENTS. */
+int exact_place_add(exact_space *sp, int S, int D, const int *c, obj_metrics lb);
 /* The refusal, once the cap or the deadline ended a search. */
 int exact_refuse(const exact_space *sp, gt_err *e);
 
