@@ -130,7 +130,9 @@ static void stream_free(stream *st)
  * back to the heap at the upper end until the window reaches thr. So a
  * selection's placements are generated only once the search's best value
  * is known to be above them, not all at once under a loose threshold (the
- * window doubles each time, so the re-walks of the tree stay few). */
+ * window doubles each time, so the re-walks of the tree stay few, and the
+ * next one starts at the least key the last walk cut, so empty stretches
+ * of keys cost no walk). */
 #define EXACT_WINDOW 0.01
 
 static int stream_expand(stream *st, double thr)
@@ -146,7 +148,8 @@ static int stream_expand(stream *st, double thr)
     st->x.lo = st->slo[s];
     st->x.thr = last ? thr : hi;
     st->nlist = 0;
-    int rc = exact_expand(sp, s, &st->x, &st->list, &st->nlist, &st->caplist);
+    double next;
+    int rc = exact_expand(sp, s, &st->x, &st->list, &st->nlist, &st->caplist, &next);
     if (rc)
         return rc;
     for (long i = 0; i < st->nlist; i++) {
@@ -154,11 +157,11 @@ static int stream_expand(stream *st, double thr)
         if (heap_push(&st->ph, &st->nph, &st->capph, (keyed){key_of(st, &sp->plb[p]), 2L * p}))
             return -1;
     }
-    if (!last) {
+    if (!last && isfinite(next)) { /* the next window starts at the least key cut */
         st->slo[s] = hi;
         st->sround[s]++;
         long cap = sp->nsel + 1;
-        if (heap_push(&st->sk, &st->nsk, &cap, (keyed){hi, s}))
+        if (heap_push(&st->sk, &st->nsk, &cap, (keyed){fmax(hi, next), s}))
             return -1;
     }
     return 0;
@@ -235,6 +238,37 @@ static int stream_next(stream *st, double thr, long *out, int max)
 
 /* --- opening units --------------------------------------------------------------- */
 
+/* The bound of a point over every split its decoding may choose: with one
+ * pipeline LS1's; with more, the decoder (enc_split.c) keeps whichever of
+ * the min-max, uniform and speed-proportional splits (each under the same
+ * memory caps) the estimate ranks first, and which one depends on the sync,
+ * so the least of their bounds (enc_bound) holds for every sync. No
+ * estimate is made here: a point is estimated only once its bound is the
+ * best left. Returns -1 when the point does not fit (min-max, exact under
+ * the caps, fails). */
+static int split_bound(const exact_space *sp, int p, int bi, int sc, genome *g, int *used,
+                       obj_metrics *lb)
+{
+    static const enc_cut_rule rules[] = {ENC_CUT_MINMAX, ENC_CUT_UNIFORM, ENC_CUT_SPEED};
+    int nr = sp->pD[p] > 1 ? 3 : 1;
+    for (int r = 0; r < nr; r++) {
+        exact_placement_genome(sp, p, bi, sc, SYNC_RING, g, used);
+        if (enc_decode_rule(sp->pr, g, rules[r], NULL)) {
+            if (r == 0)
+                return -1;
+            continue;
+        }
+        obj_metrics b = enc_bound(sp->pr, g);
+        if (r == 0)
+            *lb = b;
+        lb->time_s = fmin(lb->time_s, b.time_s);
+        lb->energy_j = fmin(lb->energy_j, b.energy_j);
+        lb->carbon_g = fmin(lb->carbon_g, b.carbon_g);
+        lb->usd = fmin(lb->usd, b.usd);
+    }
+    return 0;
+}
+
 /* Decode both schedules of the units list[0..n) not opened yet (in
  * parallel into fixed slots), then append their feasible points in list
  * order. */
@@ -261,12 +295,11 @@ int exact_open_units(exact_space *sp, const long *list, int n)
             if (mine || sp->pfirst[list[i]] >= 0 || sp->pD[p] > pr->mtot[bi])
                 continue;
             for (int sc = 0; sc < ENC_NSCHED; sc++) {
-                exact_placement_genome(sp, p, bi, sc, SYNC_RING, &g, used);
-                if (enc_decode(pr, &g, NULL))
+                obj_metrics lb;
+                if (split_bound(sp, p, bi, sc, &g, used, &lb))
                     continue;
                 int x = i * per + sc;
-                tmp[x] = (xpoint){p, (signed char)bi, (signed char)sc, {-1, -1, -1},
-                                  enc_bound(pr, &g)};
+                tmp[x] = (xpoint){p, (signed char)bi, (signed char)sc, {-1, -1, -1}, lb};
                 ok[x] = 1;
             }
         }

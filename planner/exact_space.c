@@ -199,7 +199,10 @@ static int add_selection(exact_space *sp, int S, int D, const int *cnt, long *ca
     memcpy(&sp->sel_cnt[ncnt], cnt, sizeof(int) * (size_t)sp->ngroup);
     lb_terms t;
     sel_terms(sp, cnt, &t);
-    sp->sel[sp->nsel++] = (xsel){S, D, ncnt, bound_from(sp, &t, S, sel_row_floor(sp, cnt, D))};
+    /* stage 0's last backward ends after the rows and the FLOPs (exact_sync.c) */
+    double T = fmax(sel_row_floor(sp, cnt, D), seq_flops(sp->pr->j, sp->pr->L) * sp->pr->j->batch / t.speed);
+    T = fmax(T, exact_sel_sync_bound(sp, S, D, cnt, T));
+    sp->sel[sp->nsel++] = (xsel){S, D, ncnt, bound_from(sp, &t, S, T)};
     return 0;
 }
 
@@ -245,87 +248,16 @@ bool exact_pruned(const xprune *x, const obj_metrics *m)
            (x->skip && pareto_covered(x->skip, m->time_s, m->energy_j));
 }
 
-static unsigned long hash_cells(int S, int D, const int *c)
-{
-    unsigned long h = 1469598103934665603UL ^ (unsigned long)(S * 1000 + D);
-    for (int i = 0; i < S * D; i++)
-        h = (h ^ (unsigned long)c[i]) * 1099511628211UL;
-    return h;
-}
-
-static bool same_place(const exact_space *sp, int p, int S, int D, const int *c)
-{
-    return sp->pS[p] == S && sp->pD[p] == D &&
-           !memcmp(&sp->cls[sp->poff[p]], c, sizeof(int) * (size_t)(S * D));
-}
-
-static int rehash(exact_space *sp, long cap)
-{
-    int *h = calloc((size_t)cap, sizeof *h);
-    if (!h)
-        return -1;
-    for (int p = 0; p < sp->nplace; p++) {
-        unsigned long k = hash_cells(sp->pS[p], sp->pD[p], &sp->cls[sp->poff[p]]) % (unsigned long)cap;
-        while (h[k])
-            k = (k + 1) % (unsigned long)cap;
-        h[k] = p + 1;
-    }
-    free(sp->hash);
-    sp->hash = h;
-    sp->caphash = cap;
-    return 0;
-}
-
-/* The index of placement (S, D, cells), stored with bound lb if new. */
-static int find_or_add(exact_space *sp, int S, int D, const int *c, obj_metrics lb)
-{
-    if (2 * (long)(sp->nplace + 1) > sp->caphash &&
-        rehash(sp, sp->caphash ? 2 * sp->caphash : 4096))
-        return -1;
-    unsigned long k = hash_cells(S, D, c) % (unsigned long)sp->caphash;
-    while (sp->hash[k]) {
-        if (same_place(sp, sp->hash[k] - 1, S, D, c))
-            return sp->hash[k] - 1;
-        k = (k + 1) % (unsigned long)sp->caphash;
-    }
-    if (sp->nplace >= EXACT_MAX_PLACEMENTS)
-        return -2;
-    long cells = (long)S * D;
-    if (sp->nplace == sp->capplace) {
-        long cap = sp->capplace, c1 = cap, c2 = cap, c3 = cap, c4 = cap, c5 = cap, c6 = cap;
-        if (exact_grow((void **)&sp->pS, &c1, cap + 1, sizeof(int)) ||
-            exact_grow((void **)&sp->pD, &c2, cap + 1, sizeof(int)) ||
-            exact_grow((void **)&sp->poff, &c3, cap + 1, sizeof(long)) ||
-            exact_grow((void **)&sp->plb, &c4, cap + 1, sizeof *sp->plb) ||
-            exact_grow((void **)&sp->pfirst, &c5, cap + 1, sizeof(long) * ENC_MAX_B) ||
-            exact_grow((void **)&sp->pnpts, &c6, cap + 1, ENC_MAX_B))
-            return -1;
-        sp->capplace = (int)c1;
-    }
-    if (exact_grow((void **)&sp->cls, &sp->capcls, sp->ncls + cells, sizeof(int)))
-        return -1;
-    int p = sp->nplace++;
-    sp->pS[p] = S;
-    sp->pD[p] = D;
-    sp->poff[p] = sp->ncls;
-    sp->plb[p] = lb;
-    for (int bi = 0; bi < ENC_MAX_B; bi++) {
-        sp->pfirst[(long)p * ENC_MAX_B + bi] = -1;
-        sp->pnpts[(long)p * ENC_MAX_B + bi] = 0;
-    }
-    memcpy(&sp->cls[sp->ncls], c, sizeof(int) * (size_t)cells);
-    sp->ncls += cells;
-    sp->hash[k] = p + 1;
-    return p;
-}
-
 typedef struct dfs {
     exact_space *sp;
     const xprune *x;
     lb_terms t;
     int S, D;
-    int *grp, *cell, *gpus, *left, *fresh, *room;  /* per cell; per group; per node class */
+    int *grp, *cell, *gpus, *grid, *left, *fresh, *room, *used; /* per cell; group; node class */
     double trows;
+    double next;           /* least key cut by the threshold (not covered) */
+    double tsync;          /* the sync bound of the rows so far (exact_sync.c) */
+    const int *cnt;        /* the selection's counts per group */
     int **out;
     long *n, *cap;
 } dfs;
@@ -353,8 +285,8 @@ static double row_time(dfs *d, int last, double vcap)
         gpus[k] = pr->class_first[c] + before;
         vmax = fmax(vmax, gspeed(d->sp, gpus[k]));
         if (k > 0)
-            x += 1e-9 * (double)(enc_xfer_ns(pr, 0, gpus[k - 1], gpus[k]) +
-                                 enc_xfer_ns(pr, 0, gpus[k], gpus[k - 1]));
+            x += 1e-9 * (double)(exact_xfer_ns(d->sp, 0, gpus[k - 1], gpus[k]) +
+                                 exact_xfer_ns(d->sp, 0, gpus[k], gpus[k - 1]));
     }
     return pr->bval[0] * seq_flops(pr->j, pr->L) / vmax + x;
 }
@@ -369,18 +301,63 @@ static double fastest_left(const dfs *d)
     return v;
 }
 
+/* Whether the pruning cuts a branch of bound lb; a cut by the threshold
+ * keeps its key in d->next (the selection's next window starts there). */
+static bool dfs_cut(dfs *d, const obj_metrics *lb)
+{
+    if (!exact_pruned(d->x, lb))
+        return false;
+    double k = exact_key(d->x, lb);
+    if (!(k < d->x->thr) && !(d->x->skip && pareto_covered(d->x->skip, lb->time_s, lb->energy_j)))
+        d->next = fmin(d->next, k);
+    return true;
+}
+
+/* GPU ids of cells [0, n) (classes -> GPUs in index order per class). */
+static void cells_gpus(const exact_space *sp, const int *cell, int n, int *used, int *gpus)
+{
+    memset(used, 0, sizeof(int) * (size_t)sp->pr->nclass);
+    for (int x = 0; x < n; x++)
+        gpus[x] = sp->pr->class_first[cell[x]] + used[cell[x]]++;
+}
+
+/* Stage 0's last backward ends after the rows' round trips and the batch's
+ * FLOPs over the summed speed (exact_sync.c). */
+static double dfs_ready(const dfs *d)
+{
+    const job *j = d->sp->pr->j;
+    return fmax(d->trows, seq_flops(j, d->sp->pr->L) * j->batch / d->t.speed);
+}
+
+/* A full placement: its bound with the rows and the data-parallel sync
+ * (exact_sync.c), stored unless that bound reaches the threshold. */
 static int dfs_store(dfs *d)
 {
-    obj_metrics lb = bound_from(d->sp, &d->t, d->S, d->trows);
+    int n = d->S * d->D;
+    cells_gpus(d->sp, d->cell, n, d->used, d->grid);
+    double T = fmax(d->trows, exact_sync_bound(d->sp, d->S, d->D, d->grid, dfs_ready(d)));
+    obj_metrics lb = bound_from(d->sp, &d->t, d->S, T);
+    if (dfs_cut(d, &lb))
+        return 0;
     if (exact_key(d->x, &lb) < d->x->lo)
         return 0; /* generated by an earlier window */
-    int p = find_or_add(d->sp, d->S, d->D, d->cell, lb);
+    int p = exact_place_add(d->sp, d->S, d->D, d->cell, lb);
     if (p < 0)
         return p;
     if (exact_grow((void **)d->out, d->cap, *d->n + 1, sizeof(int)))
         return -1;
     (*d->out)[(*d->n)++] = p;
     return 0;
+}
+
+/* The sync bound of every completion once `rows` rows are full. */
+static double partial_sync(dfs *d, int rows)
+{
+    if (rows >= d->D)
+        return 0; /* the full placement's own bound (dfs_store) */
+    cells_gpus(d->sp, d->cell, rows * d->S, d->used, d->grid);
+    return exact_partial_sync_bound(d->sp, d->S, d->D, rows, d->grid, d->cnt, d->left, d->room,
+                                    dfs_ready(d));
 }
 
 /* Cell by cell, row-major. Rows are sorted by their groups (each row's
@@ -416,21 +393,24 @@ static int dfs_cell(dfs *d, int at, bool tight)
             d->cell[at] = c;
             if (i == nfresh)
                 d->fresh[g]++;
-            double saved = d->trows;
+            double saved = d->trows, saved_sync = d->tsync;
             int rc = 0;
             /* a full row's bound holds for the placement, a partial one's
              * for its completions */
             bool full = (at + 1) % S == 0;
             double tr = row_time(d, at, full ? 0 : fastest_left(d));
-            if (full)
+            if (full) {
                 d->trows = fmax(d->trows, tr);
-            obj_metrics lb = bound_from(sp, &d->t, S, fmax(d->trows, tr));
-            rc = exact_pruned(d->x, &lb);
+                d->tsync = fmax(d->tsync, partial_sync(d, (at + 1) / S));
+            }
+            obj_metrics lb = bound_from(sp, &d->t, S, fmax(fmax(d->trows, tr), d->tsync));
+            rc = dfs_cut(d, &lb);
             if (!rc)
                 rc = dfs_cell(d, at + 1, t2);
             else
                 rc = 0;
             d->trows = saved;
+            d->tsync = saved_sync;
             if (i == nfresh)
                 d->fresh[g]--;
             d->room[c]++;
@@ -442,27 +422,34 @@ static int dfs_cell(dfs *d, int at, bool tight)
     return 0;
 }
 
-int exact_expand(exact_space *sp, int s, const xprune *x, int **out, long *n, long *cap)
+int exact_expand(exact_space *sp, int s, const xprune *x, int **out, long *n, long *cap,
+                 double *next)
 {
     const enc_problem *pr = sp->pr;
     const xsel *q = &sp->sel[s];
     dfs d = {.sp = sp, .x = x, .S = q->S, .D = q->D, .out = out, .n = n, .cap = cap};
     int N = pr->N, G = sp->ngroup, C = pr->nclass;
-    int *buf = malloc(sizeof(int) * (size_t)(3 * N + 2 * G + C));
+    int *buf = malloc(sizeof(int) * (size_t)(4 * N + 2 * G + 2 * C));
     if (!buf)
         return -1;
     d.grp = buf;
     d.cell = buf + N;
     d.gpus = buf + 2 * N;
-    d.left = buf + 3 * N;
+    d.grid = buf + 3 * N;
+    d.left = buf + 4 * N;
     d.fresh = d.left + G;
     d.room = d.fresh + G;
+    d.used = d.room + C;
     memcpy(d.left, &sp->sel_cnt[q->off], sizeof(int) * (size_t)G);
     memset(d.fresh, 0, sizeof(int) * (size_t)G);
     memcpy(d.room, pr->class_size, sizeof(int) * (size_t)C);
     sel_terms(sp, d.left, &d.t);
     d.trows = 0;
+    d.tsync = 0;
+    d.cnt = &sp->sel_cnt[q->off];
+    d.next = INFINITY;
     int rc = dfs_cell(&d, 0, false);
+    *next = d.next;
     free(buf);
     return rc;
 }
@@ -491,13 +478,9 @@ int exact_refuse(const exact_space *sp, gt_err *e)
 void exact_placement_genome(const exact_space *sp, int place, int bi, int sched,
                             int sync, genome *g, int *used)
 {
-    const enc_problem *pr = sp->pr;
     int S = sp->pS[place], D = sp->pD[place];
-    const int *cls = &sp->cls[sp->poff[place]];
-    memset(used, 0, sizeof(int) * (size_t)pr->nclass);
-    for (int x = 0; x < S * D; x++)
-        g->perm[x] = pr->class_first[cls[x]] + used[cls[x]]++;
-    enc_set_grid(pr, g, g->perm, S, D);
+    cells_gpus(sp, &sp->cls[sp->poff[place]], S * D, used, g->perm);
+    enc_set_grid(sp->pr, g, g->perm, S, D);
     g->bi = bi;
     g->sched = (sched_kind)sched;
     g->sync = (sync_kind)sync;
@@ -525,7 +508,7 @@ int exact_enumerate(const enc_problem *pr, double limit_s, int threads, exact_sp
         sp->deadline = now_s() + limit_s;
     else
         sp->max_visits = (long)(EXACT_REF_VISITS_PER_S * EXACT_DEFAULT_LIMIT_S);
-    int rc = make_groups(sp) || layer_times(sp) ? -1 : make_selections(sp);
+    int rc = make_groups(sp) || layer_times(sp) || exact_sync_init(sp) ? -1 : make_selections(sp);
     if (rc == -2) {
         rc = exact_refuse(sp, e);
         exact_space_free(sp);
@@ -552,6 +535,9 @@ void exact_space_free(exact_space *s)
     free(s->hash);
     free(s->layer_s);
     free(s->type_speed);
+    free(s->lat);
+    free(s->rate);
+    free(s->xns);
     free(s->pS);
     free(s->pD);
     free(s->poff);
@@ -633,39 +619,53 @@ static double least_bottleneck(const double *c, int S, int L)
     return lo;
 }
 
+/* The unit bound of an S x D grid of GPUs (row-major) at microbatch size
+ * bi: each row's round trip, the rows' throughput through their
+ * bottleneck stages (layer granularity), the batch's FLOPs over the summed
+ * speed, and the data-parallel sync after stage 0's last backward, which
+ * ends after all of those (exact_sync.c). */
+obj_metrics exact_grid_bound(const exact_space *sp, int S, int D, const int *gpus, int bi)
+{
+    const enc_problem *pr = sp->pr;
+    if (D > pr->mtot[bi] || !enc_shape_ok(pr, S, D, bi))
+        return (obj_metrics){INFINITY, INFINITY, INFINITY, INFINITY};
+    double *cl = malloc(sizeof *cl * (size_t)S);
+    if (!cl)
+        return (obj_metrics){0, 0, 0, 0}; /* out of memory: zero still holds */
+    lb_terms t = {0, 0, 0, INFINITY, INFINITY, INFINITY, 0};
+    double T = 0, f = pr->bval[bi] * seq_flops(pr->j, pr->L);
+    double rate = 0; /* microbatches per second the rows can at most sustain */
+    for (int r = 0; r < D; r++) {
+        double vmax = 0, x = 0;
+        for (int k = 0; k < S; k++) {
+            int g = gpus[r * S + k];
+            cl[k] = sp->layer_s[bi * pr->ntypes + pr->t->gpus[g].type];
+            add_gpus(sp, g, 1, &t);
+            vmax = fmax(vmax, gspeed(sp, g));
+            if (k > 0)
+                x += 1e-9 * (double)(exact_xfer_ns(sp, bi, gpus[r * S + k - 1], g) +
+                                     exact_xfer_ns(sp, bi, g, gpus[r * S + k - 1]));
+        }
+        T = fmax(T, f / vmax + x);
+        rate += 1 / least_bottleneck(cl, S, pr->L); /* every microbatch passes it */
+    }
+    free(cl);
+    if (rate > 0)
+        T = fmax(T, pr->mtot[bi] / rate);
+    T = fmax(T, seq_flops(pr->j, pr->L) * pr->j->batch / t.speed);
+    T = fmax(T, exact_sync_bound(sp, S, D, gpus, T));
+    return bound_from(sp, &t, S, T);
+}
+
 obj_metrics exact_unit_bound(const exact_space *sp, int p, int bi)
 {
     const enc_problem *pr = sp->pr;
     int S = sp->pS[p], D = sp->pD[p];
-    if (D > pr->mtot[bi] || !enc_shape_ok(pr, S, D, bi))
-        return (obj_metrics){INFINITY, INFINITY, INFINITY, INFINITY};
-    const int *cls = &sp->cls[sp->poff[p]];
-    int *u = calloc((size_t)pr->nclass, sizeof(int));
-    if (!u)
+    int *buf = malloc(sizeof *buf * (size_t)(S * D + pr->nclass));
+    if (!buf)
         return sp->plb[p]; /* out of memory: the weaker bound still holds */
-    lb_terms t = {0, 0, 0, INFINITY, INFINITY, INFINITY, 0};
-    double T = 0, f = pr->bval[bi] * seq_flops(pr->j, pr->L), *cl = malloc(sizeof *cl * (size_t)S);
-    double rate = 0; /* microbatches per second the rows can at most sustain */
-    for (int r = 0; r < D; r++) {
-        double vmax = 0, x = 0;
-        int prev = -1;
-        for (int k = 0; k < S; k++) {
-            int c = cls[r * S + k], g = pr->class_first[c] + u[c]++;
-            if (cl)
-                cl[k] = sp->layer_s[bi * pr->ntypes + pr->t->gpus[g].type];
-            add_gpus(sp, g, 1, &t);
-            vmax = fmax(vmax, gspeed(sp, g));
-            if (prev >= 0)
-                x += 1e-9 * (double)(enc_xfer_ns(pr, bi, prev, g) + enc_xfer_ns(pr, bi, g, prev));
-            prev = g;
-        }
-        T = fmax(T, f / vmax + x);
-        if (cl) /* every microbatch of the row passes its bottleneck stage */
-            rate += 1 / least_bottleneck(cl, S, pr->L);
-    }
-    if (cl && rate > 0)
-        T = fmax(T, pr->mtot[bi] / rate);
-    free(cl);
-    free(u);
-    return bound_from(sp, &t, S, T);
+    cells_gpus(sp, &sp->cls[sp->poff[p]], S * D, buf + S * D, buf);
+    obj_metrics lb = exact_grid_bound(sp, S, D, buf, bi);
+    free(buf);
+    return lb;
 }

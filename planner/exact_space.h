@@ -3,8 +3,10 @@
  * placements generated so far with their bounds, the units (placement x
  * microbatch size) and points (unit x schedule) opened so far, and the
  * helpers that grow, bound and decode them. exact_space.c owns the classes,
- * the generation and the bounds; exact_search.c the best-first searches and
- * the opening of units; exact.c the planner. */
+ * the generation and the bounds; exact_place.c the store of placements;
+ * exact_sync.c the bound from data-parallel sync and the path tables;
+ * exact_search.c the best-first searches and the opening of units; exact.c
+ * the planner. */
 #ifndef GT_EXACT_SPACE_H
 #define GT_EXACT_SPACE_H
 
@@ -59,6 +61,12 @@ struct exact_space {
     double limit_s;
     double *layer_s;        /* [bi * ntypes + type]: least s per layer of any stage */
     double *type_speed;     /* [type]: most FLOP/s of any stage (the bounds' speed) */
+    /* per ordered GPU pair a*N + b (a != b): the path's latency and rate
+     * (topo_path), and per microbatch size the lone activation transfer
+     * enc_xfer_ns prices (xns[bi*N*N + a*N + b]); NULL above EXACT_TABLE_GPUS */
+    double *lat, *rate;
+    int64_t *xns;
+    double grad_total, grad_first;  /* gradient bytes: the model, layer 0 (exact_sync.c) */
     xpoint *pts;
     long npts, cappts;
     obj_metrics *res;
@@ -84,15 +92,43 @@ double exact_key(const xprune *x, const obj_metrics *m);
 bool exact_pruned(const xprune *x, const obj_metrics *m);
 /* Generate the placements of selection `s` that the pruning keeps (rows
  * sorted by their groups, nodes of a group numbered by first use), adding
- * each to the space once and its index to *out (grown as needed). Returns
- * 0, -1 out of memory, -2 beyond the work cap or the deadline. */
-int exact_expand(exact_space *sp, int s, const xprune *x, int **out, long *n, long *cap);
+ * each to the space once and its index to *out (grown as needed); *next
+ * gets the least key the threshold cut (a bound of every placement of `s`
+ * not generated yet; INFINITY: none). Returns 0, -1 out of memory, -2
+ * beyond the work cap or the deadline. */
+int exact_expand(exact_space *sp, int s, const xprune *x, int **out, long *n, long *cap,
+                 double *next);
+/* The index of placement (S, D, node class per cell c), stored with bound
+ * lb if new (exact_place.c); -1 out of memory, -2 beyond
+ * EXACT_MAX_PLACEMENTS. */
+int exact_place_add(exact_space *sp, int S, int D, const int *c, obj_metrics lb);
 /* The refusal, once the cap or the deadline ended a search. */
 int exact_refuse(const exact_space *sp, gt_err *e);
+
+/* A lone activation transfer of microbatch bval[bi] from GPU a to b, as
+ * enc_xfer_ns prices it (from the table when there is one). */
+int64_t exact_xfer_ns(const exact_space *sp, int bi, int a, int b);
+/* The path tables and gradient sizes the sync bound needs (exact_sync.c). */
+int exact_sync_init(exact_space *sp);
+/* A lower bound of the iteration from data-parallel sync alone (seconds)
+ * for the S x D grid `gpus` (row-major GPU ids) whose stage 0 cannot end
+ * its last backward before `ready` s (a bound of the rows); 0 when it
+ * does not apply (exact_sync.c says when and why it holds). */
+double exact_sync_bound(const exact_space *sp, int S, int D, const int *gpus, double ready);
+
+/* The same for every placement of a selection (counts per group cnt). */
+double exact_sel_sync_bound(const exact_space *sp, int S, int D, const int *cnt, double ready);
+/* The same for every completion of a placement whose first `rows` rows are
+ * placed (gpus, row-major): cnt the selection's counts per group, left what
+ * it has still to place, room[c] the free GPUs of each node class. */
+double exact_partial_sync_bound(const exact_space *sp, int S, int D, int rows, const int *gpus,
+                                const int *cnt, const int *left, const int *room, double ready);
 
 /* The bound of placement p with microbatch size bi: the placement bound
  * with that size's round trip and transfers (INFINITY: shape not allowed). */
 obj_metrics exact_unit_bound(const exact_space *sp, int p, int bi);
+/* The same for any S x D grid of GPUs (row-major ids). */
+obj_metrics exact_grid_bound(const exact_space *sp, int S, int D, const int *gpus, int bi);
 /* Decode both schedules of the units list[0..n) not opened yet, then append
  * their feasible points in list order. */
 int exact_open_units(exact_space *sp, const long *list, int n);

@@ -8,6 +8,10 @@
  *     forward and the backward phase (hand-computed two-site case);
  *   - with identical nodes (one class), the optimum of the estimate and of the
  *     replay, time and energy, equals the best of every GPU permutation;
+ *   - the sync bounds (planner/exact_sync.c) of a grid, of its selection and
+ *     of each of its partial placements never exceed the estimate of any
+ *     plan decoded from that grid, with every sync, on random genomes of
+ *     multi-site pools (where they bite), nor does the unit bound;
  *   - it says it proved optimality and how many plans it examined, and
  *     refuses an instance beyond its reach (exit 1) with how long it would take. */
 #include "testutil.h"
@@ -17,6 +21,7 @@
 
 #include "planner/encoding.h"
 #include "planner/exact.h"
+#include "planner/exact_space.h"
 #include "planner/objective.h"
 #include "sim/models/cost.h"
 #include "sim/estimator/estimator.h"
@@ -335,6 +340,88 @@ static void bound_below_estimate(void **state)
     topo_free(&t);
 }
 
+/* --- the referee's bounds of placements on random genomes ------------------------------ */
+
+/* For a decoded genome: its unit bound, its selection's sync bound and the
+ * sync bound of each of its partial placements, against its estimate.
+ * Returns whether the sync bound was positive (it applied). */
+static bool check_placement_bounds(const exact_space *sp, const enc_problem *pr, const genome *g,
+                                   const obj_metrics *est)
+{
+    int S = g->S, D = g->D, G = sp->ngroup;
+    int *cnt = calloc((size_t)G, sizeof(int)), *left = calloc((size_t)G, sizeof(int));
+    int *room = malloc(sizeof(int) * (size_t)pr->nclass);
+    obj_metrics lb = exact_grid_bound(sp, S, D, g->perm, g->bi);
+    assert_true(lb.time_s <= est->time_s);
+    assert_true(lb.energy_j <= est->energy_j);
+    assert_true(lb.carbon_g <= est->carbon_g);
+    assert_true(lb.usd <= est->usd);
+    double sync = exact_sync_bound(sp, S, D, g->perm, 0);
+    assert_true(sync <= est->time_s);
+    for (int x = 0; x < S * D; x++)
+        cnt[sp->group_of[pr->cls[g->perm[x]]]]++;
+    assert_true(exact_sel_sync_bound(sp, S, D, cnt, 0) <= est->time_s);
+    for (int rows = 1; rows < D; rows++) { /* rows [0, rows) placed */
+        memcpy(room, pr->class_size, sizeof(int) * (size_t)pr->nclass);
+        memset(left, 0, sizeof(int) * (size_t)G);
+        for (int x = 0; x < S * D; x++) {
+            int c = pr->cls[g->perm[x]];
+            if (x < rows * S)
+                room[c]--;
+            else
+                left[sp->group_of[c]]++;
+        }
+        double b = exact_partial_sync_bound(sp, S, D, rows, g->perm, cnt, left, room, 0);
+        assert_true(b <= est->time_s);
+    }
+    free(cnt);
+    free(left);
+    free(room);
+    return sync > 0;
+}
+
+static void placement_bounds_below_estimate(void **state)
+{
+    (void)state;
+    static const char *const pools[] = {"topologies/pools/us-hetero.json",
+                                        "topologies/pools/euasia-hetero.json",
+                                        "topologies/real/aws-us-4.json"};
+    for (size_t i = 0; i < sizeof pools / sizeof *pools; i++) {
+        topology t;
+        gt_err e;
+        assert_int_equal(topo_load(&t, pools[i], NULL, &e), 0);
+        job j;
+        enc_problem pr;
+        genome g;
+        gpt3_350m_space(&t, 64, &j, &pr, &g);
+        exact_space *sp;
+        assert_int_equal(exact_enumerate(&pr, 60, 1, &sp, &e), 0);
+        gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+        gsl_rng_set(r, 13 + i);
+        int checked = 0, applied = 0;
+        for (int k = 0; k < 600 && checked < 150; k++) {
+            enc_seed(&pr, SEED_RANDOM, 0, 0, (sched_kind)(k & 1), (sync_kind)(k % 3),
+                     (int)gsl_rng_uniform_int(r, (unsigned long)pr.nb), r, &g);
+            if (!enc_shape_ok(&pr, g.S, g.D, g.bi) || enc_decode(&pr, &g, NULL))
+                continue;
+            obj_metrics m;
+            if (enc_estimate(&pr, &g, &m) != 1)
+                continue;
+            applied += check_placement_bounds(sp, &pr, &g, &m);
+            checked++;
+        }
+        printf("%s: placement bounds of %d plans checked, the sync bound applied to %d\n",
+               pools[i], checked, applied);
+        assert_true(checked >= 80);
+        assert_true(applied > 20);
+        gsl_rng_free(r);
+        exact_space_free(sp);
+        genome_free(&g);
+        enc_problem_free(&pr);
+        topo_free(&t);
+    }
+}
+
 /* The planners' fitness raises the estimate to the busiest resource's bytes
  * over its bandwidth: that must stay below what the simulator finds. */
 static void traffic_floor_below_simulation(void **state)
@@ -467,6 +554,7 @@ int main(void)
         cmocka_unit_test(exact_equals_brute_force),
         cmocka_unit_test(class_symmetry_equals_brute_force),
         cmocka_unit_test(bound_below_estimate),
+        cmocka_unit_test(placement_bounds_below_estimate),
         cmocka_unit_test(traffic_floor_below_simulation),
         cmocka_unit_test(gpipe_phases_floor),
         cmocka_unit_test(proves_and_refuses),
