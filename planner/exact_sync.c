@@ -4,7 +4,7 @@
  * topology), and a lower bound of the iteration that every plan of a
  * placement with two or more pipelines pays for its gradient sync.
  *
- * Why it holds (sim/syncgroup.c, sim/collective.c, sim/estimator.c): the
+ * Why it holds (sim/models/syncgroup.c, sim/models/collective.c, sim/estimator/estimator.c): the
  * planners' plans sync unsharded, after the backward (enc_to_plan leaves
  * dp_shard and grad_sync at their defaults). A sync group is a run of
  * layers held by the same D GPUs, one per pipeline; its collective starts
@@ -37,8 +37,8 @@
 #include <stdlib.h>
 
 #include "exact_space.h"
-#include "sim/cost.h"
-#include "sim/dp_sync.h"
+#include "sim/models/cost.h"
+#include "sim/models/dp_sync.h"
 #include "tp_view.h"
 
 #define EXACT_TABLE_GPUS 512   /* larger pools are refused long before (count vectors) */
