@@ -18,7 +18,9 @@
 #define PLAN_MAX_TP 16
 
 typedef enum { SCHED_GPIPE = 0, SCHED_1F1B = 1, SCHED_INTERLEAVED = 2 } sched_kind;
-typedef enum { SYNC_RING = 0, SYNC_HIERARCHICAL = 1, SYNC_PS = 2 } sync_kind;
+/* Gradient-sync algorithms (their flows: sim/models/collective.c). SYNC_COUNT
+ * stays last: the planners search [0, SYNC_COUNT). */
+typedef enum { SYNC_RING = 0, SYNC_HIERARCHICAL = 1, SYNC_PS = 2, SYNC_COUNT } sync_kind;
 /* Sharded data parallelism (docs/training-model.md): what each of the D
  * replicas of a layer keeps 1/D of (ZeRO, Rajbhandari et al. SC'20), and
  * FSDP (PyTorch, FULL_SHARD: the same sharding as ZeRO-3). */
