@@ -18,6 +18,7 @@
 #include "sim/base/timecap.h"
 #include "sim/estimator/estimator.h"
 #include "sim/engine/simulator.h"
+#include "sim/models/path.h"
 
 /* --- finalists ------------------------------------------------------------------ */
 
@@ -120,25 +121,22 @@ int enc_pick_final(const enc_problem *pr, const genome *const *cand, int n,
 
 /* --- traffic floor and fitness --------------------------------------------------- */
 
-/* Bytes per shared resource, laid out as the simulator's network: GPU link
- * out/in (2 per GPU), NIC out/in (2 per node), WAN (site x site) in one
- * dense array; per-pair resources (keys from nres on) through a hash, as
- * there can be ngpus^2 of them. */
+/* Bytes per shared resource of sim/models/path.h: its dense keys (GPU
+ * links, NICs, WAN) in one array of nres, per-pair resources (keys from
+ * nres on) through a hash, as there can be ngpus^2 of them. */
 typedef struct traffic {
     const enc_problem *pr;
     double *bytes;
-    int nres, node0, wan0;
+    int nres;
     res_table pairs;
     double *pair_bytes, *pair_cap;
     int npairs;
 } traffic;
 
-/* The shared resources are those of topo_path_resources, whose keys below
- * nres are exactly this layout. */
 static void flow_bytes(traffic *tr, int a, int b, double bytes)
 {
-    topo_res r[3];
-    int k = topo_path_resources(tr->pr->t, a, b, r);
+    path_res r[3];
+    int k = path_resources(tr->pr->t, a, b, r);
     for (int i = 0; i < k; i++) {
         if (r[i].key < tr->nres) {
             tr->bytes[r[i].key] += bytes;
@@ -169,17 +167,6 @@ static int floor_end(void *ctx)
     return 0;
 }
 
-/* Bandwidth of resource r of the layout above. */
-static double res_cap(const traffic *tr, int r)
-{
-    const topology *t = tr->pr->t;
-    if (r < tr->node0)
-        return topo_gpu_type(t, r / 2)->link_bw;
-    if (r < tr->wan0)
-        return t->nodes[(r - tr->node0) / 2].nic_bw;
-    return t->wan[r - tr->wan0].bw;
-}
-
 /* Seconds the busiest resource needs for the bytes added to tr->bytes since
  * the keys were zero, listed in keys[0..n); the bytes are cleared again. */
 static double phase_s(traffic *tr, const int *keys, int n)
@@ -187,7 +174,7 @@ static double phase_s(traffic *tr, const int *keys, int n)
     double worst = 0;
     for (int i = 0; i < n; i++)
         if (tr->bytes[keys[i]] > 0) {
-            worst = fmax(worst, tr->bytes[keys[i]] / res_cap(tr, keys[i]));
+            worst = fmax(worst, tr->bytes[keys[i]] / path_dense_cap(tr->pr->t, keys[i]));
             tr->bytes[keys[i]] = 0;
         }
     return worst;
@@ -200,9 +187,9 @@ static int pipe_flows(traffic *tr, const genome *g, int p, double act, bool fwd,
     int S = g->S, n = 0;
     for (int k = 0; k + 1 < S; k++) {
         int a = g->perm[p * S + k], b = g->perm[p * S + k + 1];
-        topo_res r[3];
-        int nr = fwd ? topo_path_resources(tr->pr->t, a, b, r)
-                     : topo_path_resources(tr->pr->t, b, a, r);
+        path_res r[3];
+        int nr = fwd ? path_resources(tr->pr->t, a, b, r)
+                     : path_resources(tr->pr->t, b, a, r);
         for (int i = 0; i < nr; i++) {
             /* per-pair resources (keys from nres on) are left out of the
              * phase bound: fewer resources only lower it, so it stays a floor */
@@ -242,10 +229,7 @@ static int traffic_alloc(traffic *tr, const genome *g, int L)
     tr->bytes = calloc((size_t)tr->nres, sizeof(double));
     if (!tr->bytes)
         return -1;
-    bool any_pair = false;
-    for (int i = 0; i < t->nsites * t->nsites; i++)
-        any_pair |= t->wan[i].present && t->wan[i].per_pair;
-    if (!any_pair)
+    if (!path_any_per_pair(t))
         return 0;
     /* one phase per layer: the planners' plans are unsharded */
     long D = g->D, per_layer = collective_xfers_per_phase(g->sync, g->D);
@@ -273,7 +257,7 @@ static double traffic_worst(const traffic *tr)
     double worst = 0;
     for (int r = 0; r < tr->nres; r++)
         if (tr->bytes[r] > 0)
-            worst = fmax(worst, tr->bytes[r] / res_cap(tr, r));
+            worst = fmax(worst, tr->bytes[r] / path_dense_cap(tr->pr->t, r));
     for (int i = 0; i < tr->npairs; i++)
         worst = fmax(worst, tr->pair_bytes[i] / tr->pair_cap[i]);
     return worst;
@@ -282,8 +266,7 @@ static double traffic_worst(const traffic *tr)
 double enc_traffic_floor(const enc_problem *pr, const genome *g)
 {
     const topology *t = pr->t;
-    traffic tr = {pr, NULL, 2 * t->ngpus + 2 * t->nnodes + t->nsites * t->nsites,
-                  2 * t->ngpus, 2 * t->ngpus + 2 * t->nnodes, {0}, NULL, NULL, 0};
+    traffic tr = {pr, NULL, (int)path_dense_count(t), {0}, NULL, NULL, 0};
     int S = g->S, D = g->D;
     coll_member *mem = malloc(sizeof *mem * (size_t)(D + 1));
     if (!mem || traffic_alloc(&tr, g, pr->L)) {

@@ -16,6 +16,7 @@
 #include "sim/models/memory.h"
 #include "sim/estimator/estimator.h"
 #include "sim/engine/simulator.h"
+#include "sim/models/path.h"
 
 
 /* --- problem ---------------------------------------------------------------- */
@@ -519,7 +520,7 @@ static int cut_pipe(const pipe_ctx *c, enc_cut_rule rule, int *first, int64_t *t
 static int64_t xfer_ns(const enc_problem *pr, int b, int from, int to)
 {
     double lat, rate;
-    topo_path(pr->t, from, to, &lat, &rate);
+    path_lone(pr->t, from, to, &lat, &rate);
     return cost_transfer_ns(cost_activation_bytes(pr->j, b), lat, rate);
 }
 

@@ -16,6 +16,7 @@
 #include "sim/inputs/model.h"
 #include "sim/inputs/plan.h"
 #include "sim/inputs/topology.h"
+#include "sim/models/path.h"
 
 static gpu_catalog CAT;
 
@@ -161,7 +162,7 @@ static void test_one_gpu(void **state)
     assert_int_equal(topo_gpu_lookup(&t, "solo/0/1"), -1);
     assert_int_equal(topo_gpu_lookup(&t, "solo/1/0"), -1);
     double lat, rate;
-    topo_path(&t, 0, 0, &lat, &rate);
+    path_lone(&t, 0, 0, &lat, &rate);
     assert_true(lat == 0 && rate == CAT.types[gpu_catalog_find(&CAT, "t4")].link_bw);
 
     job j;
@@ -301,7 +302,7 @@ static void test_100k_gpus_load(void **state)
         assert_int_equal(topo_gpu_lookup(&t, "site99/124/7"), 99999);
         assert_int_equal(topo_gpu_lookup(&t, "site99/125/0"), -1);
         double lat, rate;
-        topo_path(&t, 0, 99999, &lat, &rate);
+        path_lone(&t, 0, 99999, &lat, &rate);
         assert_true(fabs(lat - 0.040) < 1e-12 && rate > 0);
         topo_free(&t);
         free(text);
@@ -398,11 +399,11 @@ static void test_zero_latency_allowed(void **state)
                        "\"links\": [{\"a\": \"a\", \"b\": \"b\", \"gbps\": 2, \"latency_ms\": 0}]}";
     assert_int_equal(topo_str(&t, text, &e), 0);
     double lat, rate;
-    topo_path(&t, 0, 1, &lat, &rate); /* same site, other node: LAN */
+    path_lone(&t, 0, 1, &lat, &rate); /* same site, other node: LAN */
     assert_true(lat == 0 && rate == 10 * 125e6);
-    topo_path(&t, 0, 2, &lat, &rate); /* across the WAN: no RTT, so no TCP cap */
+    path_lone(&t, 0, 2, &lat, &rate); /* across the WAN: no RTT, so no TCP cap */
     assert_true(lat == 0 && rate == 2 * 125e6);
-    assert_true(isinf(topo_tcp_cap(&t, 0, 1)));
+    assert_true(isinf(path_tcp_cap(&t, 0, 1, t.tcp_connections)));
     topo_free(&t);
 }
 

@@ -63,7 +63,7 @@ typedef struct network {
     net_resource *res;
     int nres;
     int gpu_res0, node_res0, wan_res0, pair_res0;
-    res_table pairs;      /* topo_pair_key -> per-pair resource - pair_res0 */
+    res_table pairs;      /* path_pair_key -> per-pair resource - pair_res0 */
     net_flow *flows;
     int nflows, cap_flows;
     int *wait_next;       /* temporal queue links, per flow */

@@ -5,6 +5,7 @@
 
 #include "sim/models/cost.h"
 #include "sim/base/res_table.h"
+#include "sim/models/path.h"
 
 /* --- sync groups ------------------------------------------------------------- */
 
@@ -196,9 +197,9 @@ int transfer_load_bound(const topology *t, const workload *w, timing *tm)
     for (int s = 0; s < ns; s++) { /* each stream onto the resources it crosses */
         int a = w->lanes[v[s].key / w->nlanes].gpu, b = w->lanes[v[s].key % w->nlanes].gpu;
         double lat, rate;
-        topo_path(t, a, b, &lat, &rate);
-        topo_res r[3];
-        int k = topo_path_resources(t, a, b, r);
+        path_lone(t, a, b, &lat, &rate);
+        path_res r[3];
+        int k = path_resources(t, a, b, r);
         for (int x = 0; x < k; x++)
             merge_into(res, &nr, &h, (stream_load){r[x].key, r[x].cap, v[s].bytes, lat,
                                                    v[s].first_start, v[s].min_tail});

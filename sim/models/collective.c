@@ -10,6 +10,7 @@
 #include "sim/models/cost.h"
 #include "sim/models/dp_sync.h"
 #include "sim/base/res_table.h"
+#include "sim/models/path.h"
 
 static int member_cmp(const void *a, const void *b)
 {
@@ -250,9 +251,9 @@ static int merge_loads(const coll_plan *c, int first, int last, const topology *
         const coll_flow *fl = &c->flows[f];
         int a = w->lanes[fl->src_lane].gpu, b = w->lanes[fl->dst_lane].gpu;
         double lat, rate;
-        topo_path(t, a, b, &lat, &rate);
-        topo_res r[3];
-        int k = topo_path_resources(t, a, b, r);
+        path_lone(t, a, b, &lat, &rate);
+        path_res r[3];
+        int k = path_resources(t, a, b, r);
         for (int i = 0; i < k; i++) {
             bool added;
             int x = res_table_index(h, r[i].key, m, &added);
@@ -319,7 +320,7 @@ int64_t collective_estimate_ns(const coll_plan *c, const topology *t, const work
         for (int f = c->step_first[s]; f < c->step_first[s + 1]; f++) {
             const coll_flow *fl = &c->flows[f];
             double lat, rate;
-            topo_path(t, w->lanes[fl->src_lane].gpu, w->lanes[fl->dst_lane].gpu, &lat, &rate);
+            path_lone(t, w->lanes[fl->src_lane].gpu, w->lanes[fl->dst_lane].gpu, &lat, &rate);
             int64_t d = cost_transfer_ns(fl->bytes, lat, rate);
             worst = d > worst ? d : worst;
         }
