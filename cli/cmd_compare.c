@@ -41,6 +41,7 @@
 #include "cli/signals.h"
 #include "cli/version.h"
 #include "sim/engine/simulator.h"
+#include "sim/models/plan_check.h"
 
 #define SMALL_FOR_EXACT 10  /* `all` runs exact only up to this many GPUs */
 

@@ -13,6 +13,7 @@
 #include "sim/outputs/report.h"
 #include "sim/engine/simulate.h"
 #include "sim/outputs/timeline.h"
+#include "sim/models/plan_check.h"
 #include "cli/plan_opts.h"
 
 static const char HELP[] =

@@ -24,6 +24,7 @@
 #include "sim/models/dp_sync.h"
 #include "sim/models/memory.h"
 #include "sim/engine/simulate.h"
+#include "sim/models/plan_check.h"
 
 #define TINY FIXTURES "/tiny-model.json"
 

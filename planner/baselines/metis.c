@@ -31,6 +31,7 @@
 #include "common.h"
 #include "sim/models/dp_sync.h"
 #include "sim/models/path.h"
+#include "sim/models/plan_check.h"
 #include "fit.h"
 
 /* GPUs of one type in topology order. */

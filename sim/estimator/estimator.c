@@ -17,6 +17,7 @@
 #include "sim/models/cost.h"
 #include "sim/estimator/load_bound.h"
 #include "sim/models/path.h"
+#include "sim/models/plan_check.h"
 
 /* The last transfer priced into each lane, per producer lane: a lane's
  * inputs come from one or two neighbours with the same bytes every

@@ -11,6 +11,7 @@
 #include "sim/base/csv.h"
 #include "sim/base/res_table.h"
 #include "sim/models/path.h"
+#include "sim/models/plan_check.h"
 
 #define GIB 1073741824.0
 #define GBPS 125000000.0
