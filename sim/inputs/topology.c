@@ -222,13 +222,13 @@ static int parse_policy(const jdoc *d, json_t *l, const char *lp, topo_link *ab,
         ab->pair_gpu = strcmp(pair, "gpu") == 0;
     }
     if (*policy) {
-        if (strcmp(policy, "fair") && strcmp(policy, "temporal")) {
+        if (wan_policy_parse(policy, &ab->policy)) {
+            char names[128];
+            wan_policy_list(names, sizeof names, "\"");
             snprintf(jp, sizeof jp, "%s.policy", lp);
-            return jdoc_fail(d, e, jp, "expected \"fair\" or \"temporal\" (got \"%s\")",
-                             policy);
+            return jdoc_fail(d, e, jp, "expected %s (got \"%s\")", names, policy);
         }
         ab->policy_set = true;
-        ab->policy = strcmp(policy, "temporal") == 0 ? WAN_TEMPORAL : WAN_FAIR;
     }
     memcpy(ba->trace, ab->trace, sizeof ab->trace);
     memcpy(ba->source, ab->source, sizeof ab->source);
@@ -534,6 +534,33 @@ int topo_gpu_lookup(const topology *t, const char *name)
     if (local < 0 || local >= nd->ngpus)
         return -1;
     return nd->first_gpu + (int)local;
+}
+
+/* Indexed by wan_policy. */
+static const char *const WAN_POLICY_NAMES[WAN_NPOLICIES] = {"fair", "temporal"};
+
+const char *wan_policy_name(wan_policy p)
+{
+    return (unsigned)p < WAN_NPOLICIES ? WAN_POLICY_NAMES[p] : "?";
+}
+
+int wan_policy_parse(const char *s, wan_policy *out)
+{
+    for (int k = 0; k < WAN_NPOLICIES; k++)
+        if (!strcmp(s, WAN_POLICY_NAMES[k])) {
+            *out = (wan_policy)k;
+            return 0;
+        }
+    return -1;
+}
+
+void wan_policy_list(char *buf, size_t cap, const char *quote)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    for (int k = 0; k < WAN_NPOLICIES && n < cap; k++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s%s%s", k == 0 ? "" : k + 1 < WAN_NPOLICIES ? ", " : " or ",
+                              quote, WAN_POLICY_NAMES[k], quote);
 }
 
 const gpu_type *topo_gpu_type(const topology *t, int g)

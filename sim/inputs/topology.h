@@ -15,7 +15,15 @@
 #define TOPO_MAX_GPUS 200000   /* refuse larger topologies with this limit named */
 #define TOPO_MAX_SITES 1024   /* the site x site link matrix stays under ~0.5 GB */
 
-typedef enum { WAN_FAIR = 0, WAN_TEMPORAL = 1 } wan_policy;
+/* How a shared WAN link divides its rate among its flows (the solver:
+ * sim/engine/network.c). WAN_NPOLICIES stays last. */
+typedef enum { WAN_FAIR = 0, WAN_TEMPORAL = 1, WAN_NPOLICIES } wan_policy;
+/* The policy's name in topologies and on the command line, and back
+ * (0, or -1 for an unknown name). */
+const char *wan_policy_name(wan_policy p);
+int wan_policy_parse(const char *s, wan_policy *out);
+/* The names for an error message: a, b or c, each between `quote`s. */
+void wan_policy_list(char *buf, size_t cap, const char *quote);
 
 typedef struct topo_link {
     bool present;
