@@ -331,7 +331,7 @@ static void test_per_pair_keys(void **state)
         topology t;
         make_pair_topo(&t, 2, s ? "gpu" : "");
         long base = 2L * t.ngpus + 2L * t.nnodes + (long)t.nsites * t.nsites;
-        path_res r1[3], r2[3];
+        path_res r1[3] = {{0, 0}}, r2[3] = {{0, 0}};
         assert_int_equal(path_resources(&t, 0, 3, r1), 3);
         assert_int_equal(path_resources(&t, 1, 4, r2), 3);
         assert_true(r1[2].key >= base && r2[2].key >= base);

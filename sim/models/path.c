@@ -6,21 +6,6 @@
 
 _Static_assert(sizeof(long) >= 8, "resource keys of GPU pairs need a 64-bit long");
 
-long path_nic_key0(const topology *t)
-{
-    return 2L * t->ngpus;
-}
-
-long path_wan_key0(const topology *t)
-{
-    return 2L * t->ngpus + 2L * t->nnodes;
-}
-
-long path_dense_count(const topology *t)
-{
-    return path_wan_key0(t) + (long)t->nsites * t->nsites;
-}
-
 double path_dense_cap(const topology *t, long key)
 {
     if (key < path_nic_key0(t))
@@ -48,25 +33,6 @@ bool path_any_per_pair(const topology *t)
     return any;
 }
 
-int path_resources(const topology *t, int a, int b, path_res out[PATH_MAX_RES])
-{
-    const topo_gpu *ga = &t->gpus[a], *gb = &t->gpus[b];
-    if (ga->node == gb->node) {
-        out[0] = (path_res){2L * a, topo_gpu_type(t, a)->link_bw};
-        out[1] = (path_res){2L * b + 1, topo_gpu_type(t, b)->link_bw};
-        return 2;
-    }
-    out[0] = (path_res){path_nic_key0(t) + 2L * ga->node, t->nodes[ga->node].nic_bw};
-    out[1] = (path_res){path_nic_key0(t) + 2L * gb->node + 1, t->nodes[gb->node].nic_bw};
-    if (ga->site == gb->site)
-        return 2;
-    const topo_link *l = topo_wan(t, ga->site, gb->site);
-    long key = l->per_pair ? path_pair_key(t, a, b)
-                           : path_wan_key0(t) + (long)ga->site * t->nsites + gb->site;
-    out[2] = (path_res){key, l->bw};
-    return 3;
-}
-
 double path_tcp_cap(const topology *t, int sa, int sb, int connections)
 {
     double rtt = 2 * topo_wan(t, sa, sb)->lat_s;
@@ -83,23 +49,22 @@ double path_private_cap(const topology *t, int a, int b, int connections)
     return path_tcp_cap(t, ga->site, gb->site, connections);
 }
 
-double path_latency(const topology *t, int a, int b)
-{
-    const topo_gpu *ga = &t->gpus[a], *gb = &t->gpus[b];
-    if (ga->node == gb->node)
-        return 0;
-    if (ga->site == gb->site)
-        return t->sites[ga->site].lan_lat_s;
-    return topo_wan(t, ga->site, gb->site)->lat_s;
-}
-
+/* The same figures as min over path_resources and path_private_cap (the
+ * network test checks it pair by pair), without building the list: the
+ * estimator asks this once per transfer. */
 void path_lone(const topology *t, int a, int b, double *lat_s, double *rate)
 {
-    path_res r[PATH_MAX_RES];
-    int k = path_resources(t, a, b, r);
-    double v = path_private_cap(t, a, b, t->tcp_connections);
-    for (int i = 0; i < k; i++)
-        v = fmin(v, r[i].cap);
-    *rate = v;
+    const topo_gpu *ga = &t->gpus[a], *gb = &t->gpus[b];
     *lat_s = path_latency(t, a, b);
+    if (ga->node == gb->node) {
+        *rate = fmin(t->types[ga->type].link_bw, t->types[gb->type].link_bw);
+        return;
+    }
+    double r = fmin(t->nodes[ga->node].nic_bw, t->nodes[gb->node].nic_bw);
+    if (ga->site == gb->site) {
+        *rate = fmin(r, t->sites[ga->site].lan_bw);
+        return;
+    }
+    *rate = fmin(fmin(r, topo_wan(t, ga->site, gb->site)->bw),
+                 path_tcp_cap(t, ga->site, gb->site, t->tcp_connections));
 }

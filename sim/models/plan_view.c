@@ -16,22 +16,6 @@ int plan_physical_stages(const plan *p, int pipe)
     return pp->nstages;
 }
 
-int plan_in_flight_rule(sched_kind s, int S, int v, int i, int m)
-{
-    switch (s) {
-    case SCHED_GPIPE:
-        return m;
-    case SCHED_1F1B:
-        return S - i < m ? S - i : m;
-    case SCHED_INTERLEAVED: {
-        int warm = (S - i - 1) * 2 + (v - 1) * S + 1;
-        int per_chunk = (warm + v - 1) / v;
-        return per_chunk < m ? per_chunk : m;
-    }
-    }
-    return m;
-}
-
 int plan_in_flight(const plan *p, int pipe, int k)
 {
     const plan_pipeline *pp = &p->pipes[pipe];

@@ -42,8 +42,23 @@ int plan_physical_stages(const plan *p, int pipe);
 /* Activations in flight on physical stage i of S (v chunks per GPU, m
  * microbatches) under schedule s: gpipe keeps all m; 1F1B min(S - i, m);
  * interleaved its warm-up forwards per chunk (Megatron-LM), at most m.
- * The planners' stage memory uses it for the stages they lay out. */
-int plan_in_flight_rule(sched_kind s, int S, int v, int i, int m);
+ * The planners' stage memory uses it for the stages they lay out (inline:
+ * their decoders ask once per stage). */
+static inline int plan_in_flight_rule(sched_kind s, int S, int v, int i, int m)
+{
+    switch (s) {
+    case SCHED_GPIPE:
+        return m;
+    case SCHED_1F1B:
+        return S - i < m ? S - i : m;
+    case SCHED_INTERLEAVED: {
+        int warm = (S - i - 1) * 2 + (v - 1) * S + 1;
+        int per_chunk = (warm + v - 1) / v;
+        return per_chunk < m ? per_chunk : m;
+    }
+    }
+    return m;
+}
 /* The same for listed stage k of a pipeline of p, without a view. */
 int plan_in_flight(const plan *p, int pipe, int k);
 
