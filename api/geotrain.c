@@ -17,6 +17,7 @@
 #include "cli/version.h"
 #include "sim/outputs/report.h"
 #include "sim/engine/simulate.h"
+#include "sim/models/plan_check.h"
 
 struct geotrain_result {
     int status;

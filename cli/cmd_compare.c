@@ -41,6 +41,7 @@
 #include "cli/signals.h"
 #include "cli/version.h"
 #include "sim/engine/simulator.h"
+#include "sim/models/plan_check.h"
 
 #define SMALL_FOR_EXACT 10  /* `all` runs exact only up to this many GPUs */
 
@@ -138,11 +139,14 @@ static int take_option(cmp_opts *o, int argc, char **argv, int *i)
     if (!strcmp(a, "--wan-policy")) {
         if (cli_value(cmd, argc, argv, i, &v))
             return -1;
-        if (strcmp(v, "fair") && strcmp(v, "temporal")) {
-            cli_usage_error(cmd, "--wan-policy expects fair or temporal, got '%s'", v);
+        wan_policy pol;
+        if (wan_policy_parse(v, &pol)) {
+            char names[128];
+            wan_policy_list(names, sizeof names, "");
+            cli_usage_error(cmd, "--wan-policy expects %s, got '%s'", names, v);
             return -1;
         }
-        o->wan_policy = !strcmp(v, "fair") ? WAN_FAIR : WAN_TEMPORAL;
+        o->wan_policy = (int)pol;
         return 1;
     }
     return 0;

@@ -27,6 +27,7 @@
 #include "sim/estimator/estimator.h"
 #include "sim/base/jsonio.h"
 #include "sim/engine/simulator.h"
+#include "sim/models/plan_check.h"
 
 static const char HELP[] =
     "usage: geotrain plan -t TOPO -m MODEL [JOB] [--planner NAME] [--objective OBJ]\n"

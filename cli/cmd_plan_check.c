@@ -5,6 +5,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "sim/inputs/plan.h"
+#include "sim/models/plan_check.h"
 
 #define GIB 1073741824.0
 

@@ -13,6 +13,7 @@
 #include "sim/outputs/report.h"
 #include "sim/engine/simulate.h"
 #include "sim/outputs/timeline.h"
+#include "sim/models/plan_check.h"
 #include "cli/plan_opts.h"
 
 static const char HELP[] =
@@ -106,9 +107,13 @@ static int parse_option(sim_args *a, int argc, char **argv, int *i)
         return parse_stragglers(a, v);
     } else if (!strcmp(arg, "--wan-policy")) {
         VALUE();
-        if (!strcmp(v, "fair")) a->o.wan_policy = WAN_FAIR;
-        else if (!strcmp(v, "temporal")) a->o.wan_policy = WAN_TEMPORAL;
-        else return cli_usage_error("simulate", "--wan-policy expects fair or temporal, got '%s'", v);
+        wan_policy pol;
+        if (wan_policy_parse(v, &pol)) {
+            char names[128];
+            wan_policy_list(names, sizeof names, "");
+            return cli_usage_error("simulate", "--wan-policy expects %s, got '%s'", names, v);
+        }
+        a->o.wan_policy = (int)pol;
     } else if ((n = plan_opts_take(&a->po, "simulate", argc, argv, i)) != 0) {
         return n < 0 ? EXIT_USAGE : 0;
     } else {

@@ -11,12 +11,14 @@
 #include "enc_pipe.h"
 #include "partition_dp.h"
 #include "tp_view.h"
+#include "sim/models/collective.h"
 #include "sim/models/cost.h"
 #include "sim/models/dp_sync.h"
 #include "sim/base/res_table.h"
 #include "sim/base/timecap.h"
 #include "sim/estimator/estimator.h"
 #include "sim/engine/simulator.h"
+#include "sim/models/path.h"
 
 /* --- finalists ------------------------------------------------------------------ */
 
@@ -45,12 +47,8 @@ double enc_replay_work(const plan *p)
         w += 2 * S * m + 2 * (S - 1) * m; /* ops; activation and gradient flows */
         smax = p->pipes[pi].nstages > smax ? p->pipes[pi].nstages : smax;
     }
-    if (D > 1) { /* a sync group per stage: ring 2(D-1) steps of D flows */
-        double f = 2 * (D - 1) * D;
-        if (p->sync == SYNC_PS)
-            f *= D * D;
-        w += smax * f;
-    }
+    if (D > 1) /* a sync group per stage */
+        w += smax * collective_replay_work(p->sync, D);
     return w;
 }
 
@@ -123,25 +121,22 @@ int enc_pick_final(const enc_problem *pr, const genome *const *cand, int n,
 
 /* --- traffic floor and fitness --------------------------------------------------- */
 
-/* Bytes per shared resource, laid out as the simulator's network: GPU link
- * out/in (2 per GPU), NIC out/in (2 per node), WAN (site x site) in one
- * dense array; per-pair resources (keys from nres on) through a hash, as
- * there can be ngpus^2 of them. */
+/* Bytes per shared resource of sim/models/path.h: its dense keys (GPU
+ * links, NICs, WAN) in one array of nres, per-pair resources (keys from
+ * nres on) through a hash, as there can be ngpus^2 of them. */
 typedef struct traffic {
     const enc_problem *pr;
     double *bytes;
-    int nres, node0, wan0;
+    int nres;
     res_table pairs;
     double *pair_bytes, *pair_cap;
     int npairs;
 } traffic;
 
-/* The shared resources are those of topo_path_resources, whose keys below
- * nres are exactly this layout. */
 static void flow_bytes(traffic *tr, int a, int b, double bytes)
 {
-    topo_res r[3];
-    int k = topo_path_resources(tr->pr->t, a, b, r);
+    path_res r[3];
+    int k = path_resources(tr->pr->t, a, b, r);
     for (int i = 0; i < k; i++) {
         if (r[i].key < tr->nres) {
             tr->bytes[r[i].key] += bytes;
@@ -158,70 +153,18 @@ static void flow_bytes(traffic *tr, int a, int b, double bytes)
     }
 }
 
-static int by_site_gpu(const void *x, const void *y, const topology *t)
+/* The collective's transfers (sim/models/collective.h) as bytes on their
+ * resources: all reps steps of one at once. */
+static int floor_xfer(void *ctx, int src, int dst, double bytes, int div, int reps)
 {
-    int a = *(const int *)x, b = *(const int *)y;
-    if (t->gpus[a].site != t->gpus[b].site)
-        return t->gpus[a].site - t->gpus[b].site;
-    return a - b;
+    flow_bytes(ctx, src, dst, (double)reps * bytes / div);
+    return 0;
 }
 
-/* Insertion sort of members by (site, GPU), as collective_build orders them. */
-static void sort_members(const topology *t, int *m, int n)
+static int floor_end(void *ctx)
 {
-    for (int i = 1; i < n; i++)
-        for (int k = i; k > 0 && by_site_gpu(&m[k], &m[k - 1], t) < 0; k--) {
-            int x = m[k];
-            m[k] = m[k - 1];
-            m[k - 1] = x;
-        }
-}
-
-static void ring_bytes(traffic *tr, const int *m, int n, double g)
-{
-    for (int i = 0; i < n && n > 1; i++)
-        flow_bytes(tr, m[i], m[(i + 1) % n], 2.0 * (n - 1) * g / n);
-}
-
-/* One layer's gradient sync over members m[0..n) (sorted), per algorithm. */
-static void sync_bytes(traffic *tr, sync_kind kind, int *m, int n, double g)
-{
-    const topology *t = tr->pr->t;
-    if (kind == SYNC_RING) {
-        ring_bytes(tr, m, n, g);
-    } else if (kind == SYNC_PS) {
-        for (int a = 0; a < n; a++)
-            for (int b = 0; b < n; b++)
-                if (a != b)
-                    flow_bytes(tr, m[a], m[b], 2.0 * g / n);
-    } else { /* hierarchical: rings inside sites, a ring of leaders, broadcast back */
-        int lead[n], start[n + 1], nl = 0;
-        for (int i = 0; i < n; i++)
-            if (i == 0 || t->gpus[m[i]].site != t->gpus[m[i - 1]].site) {
-                start[nl] = i;
-                lead[nl++] = m[i];
-            }
-        start[nl] = n;
-        for (int s = 0; s < nl; s++)
-            ring_bytes(tr, &m[start[s]], start[s + 1] - start[s], g);
-        if (nl > 1) {
-            ring_bytes(tr, lead, nl, g);
-            for (int s = 0; s < nl; s++)
-                for (int k = start[s] + 1; k < start[s + 1]; k++)
-                    flow_bytes(tr, lead[s], m[k], g);
-        }
-    }
-}
-
-/* Bandwidth of resource r of the layout above. */
-static double res_cap(const traffic *tr, int r)
-{
-    const topology *t = tr->pr->t;
-    if (r < tr->node0)
-        return topo_gpu_type(t, r / 2)->link_bw;
-    if (r < tr->wan0)
-        return t->nodes[(r - tr->node0) / 2].nic_bw;
-    return t->wan[r - tr->wan0].bw;
+    (void)ctx;
+    return 0;
 }
 
 /* Seconds the busiest resource needs for the bytes added to tr->bytes since
@@ -231,7 +174,7 @@ static double phase_s(traffic *tr, const int *keys, int n)
     double worst = 0;
     for (int i = 0; i < n; i++)
         if (tr->bytes[keys[i]] > 0) {
-            worst = fmax(worst, tr->bytes[keys[i]] / res_cap(tr, keys[i]));
+            worst = fmax(worst, tr->bytes[keys[i]] / path_dense_cap(tr->pr->t, keys[i]));
             tr->bytes[keys[i]] = 0;
         }
     return worst;
@@ -244,9 +187,9 @@ static int pipe_flows(traffic *tr, const genome *g, int p, double act, bool fwd,
     int S = g->S, n = 0;
     for (int k = 0; k + 1 < S; k++) {
         int a = g->perm[p * S + k], b = g->perm[p * S + k + 1];
-        topo_res r[3];
-        int nr = fwd ? topo_path_resources(tr->pr->t, a, b, r)
-                     : topo_path_resources(tr->pr->t, b, a, r);
+        path_res r[3];
+        int nr = fwd ? path_resources(tr->pr->t, a, b, r)
+                     : path_resources(tr->pr->t, b, a, r);
         for (int i = 0; i < nr; i++) {
             /* per-pair resources (keys from nres on) are left out of the
              * phase bound: fewer resources only lower it, so it stays a floor */
@@ -286,12 +229,10 @@ static int traffic_alloc(traffic *tr, const genome *g, int L)
     tr->bytes = calloc((size_t)tr->nres, sizeof(double));
     if (!tr->bytes)
         return -1;
-    bool any_pair = false;
-    for (int i = 0; i < t->nsites * t->nsites; i++)
-        any_pair |= t->wan[i].present && t->wan[i].per_pair;
-    if (!any_pair)
+    if (!path_any_per_pair(t))
         return 0;
-    long D = g->D, per_layer = g->sync == SYNC_PS ? D * (D - 1) : 2 * D;
+    /* one phase per layer: the planners' plans are unsharded */
+    long D = g->D, per_layer = collective_xfers_per_phase(g->sync, g->D);
     long calls = 2 * D * g->S + (long)L * per_layer + 1;
     if (calls > INT32_MAX / 4)
         return -1;
@@ -316,7 +257,7 @@ static double traffic_worst(const traffic *tr)
     double worst = 0;
     for (int r = 0; r < tr->nres; r++)
         if (tr->bytes[r] > 0)
-            worst = fmax(worst, tr->bytes[r] / res_cap(tr, r));
+            worst = fmax(worst, tr->bytes[r] / path_dense_cap(tr->pr->t, r));
     for (int i = 0; i < tr->npairs; i++)
         worst = fmax(worst, tr->pair_bytes[i] / tr->pair_cap[i]);
     return worst;
@@ -325,9 +266,9 @@ static double traffic_worst(const traffic *tr)
 double enc_traffic_floor(const enc_problem *pr, const genome *g)
 {
     const topology *t = pr->t;
-    traffic tr = {pr, NULL, 2 * t->ngpus + 2 * t->nnodes + t->nsites * t->nsites,
-                  2 * t->ngpus, 2 * t->ngpus + 2 * t->nnodes, {0}, NULL, NULL, 0};
-    int S = g->S, D = g->D, *mem = malloc(sizeof(int) * (size_t)(D + 1));
+    traffic tr = {pr, NULL, (int)path_dense_count(t), {0}, NULL, NULL, 0};
+    int S = g->S, D = g->D;
+    coll_member *mem = malloc(sizeof *mem * (size_t)(D + 1));
     if (!mem || traffic_alloc(&tr, g, pr->L)) {
         traffic_free(&tr);
         free(mem);
@@ -345,15 +286,13 @@ double enc_traffic_floor(const enc_problem *pr, const genome *g)
             int k = S - 1;
             while (k > 0 && g->first[p * S + k] > l)
                 k--;
-            mem[p] = g->perm[p * S + k];
+            int gpu = g->perm[p * S + k];
+            mem[p] = (coll_member){gpu, t->gpus[gpu].site, gpu};
         }
-        sort_members(t, mem, D);
-        /* the simulator's phases (dp_sync.h); the planners' plans are unsharded */
-        sync_phase ph[DP_SYNC_MAX_PHASES];
-        int nph = dp_sync_phases(SHARD_NONE, dp_grad_bytes(pr->j, l, l, 1),
-                                 dp_weight_bytes(pr->j, l, l, 1), ph);
-        for (int x = 0; x < nph; x++)
-            sync_bytes(&tr, g->sync, mem, D, dp_sync_phase_allreduce_bytes(&ph[x]));
+        /* the simulator's algorithm and phases; the planners' plans are unsharded */
+        coll_sink sink = {floor_xfer, floor_end, &tr};
+        collective_emit(mem, D, g->sync, SHARD_NONE, dp_grad_bytes(pr->j, l, l, 1),
+                        dp_weight_bytes(pr->j, l, l, 1), &sink);
     }
     double worst = fmax(phases, traffic_worst(&tr));
     traffic_free(&tr);

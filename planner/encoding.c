@@ -14,8 +14,10 @@
 #include "sim/models/cost.h"
 #include "sim/models/dp_sync.h"
 #include "sim/models/memory.h"
+#include "sim/models/plan_view.h"
 #include "sim/estimator/estimator.h"
 #include "sim/engine/simulator.h"
+#include "sim/models/path.h"
 
 
 /* --- problem ---------------------------------------------------------------- */
@@ -383,9 +385,7 @@ static int canon_form(const enc_problem *pr, genome *g)
 
 int enc_in_flight(sched_kind sched, int S, int k, int m)
 {
-    if (sched == SCHED_GPIPE)
-        return m;
-    return S - k < m ? S - k : m;
+    return plan_in_flight_rule(sched, S, 1, k, m); /* the simulator's rule */
 }
 
 static int64_t stage_cost(const void *vc, int k, int a, int e)
@@ -519,7 +519,7 @@ static int cut_pipe(const pipe_ctx *c, enc_cut_rule rule, int *first, int64_t *t
 static int64_t xfer_ns(const enc_problem *pr, int b, int from, int to)
 {
     double lat, rate;
-    topo_path(pr->t, from, to, &lat, &rate);
+    path_lone(pr->t, from, to, &lat, &rate);
     return cost_transfer_ns(cost_activation_bytes(pr->j, b), lat, rate);
 }
 

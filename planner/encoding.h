@@ -44,7 +44,7 @@
 
 #define ENC_MAX_B 6
 #define ENC_NSCHED 2   /* gpipe, 1f1b (interleaved is not searched) */
-#define ENC_NSYNC 3
+#define ENC_NSYNC SYNC_COUNT /* every algorithm of plan.h is searched */
 
 /* ENC_CUT_DP, the full search's rule: of the three splits below, the one
  * with the best fitness (enc_estimate: what the estimator charges for

@@ -37,6 +37,7 @@
 #include <stdlib.h>
 
 #include "exact_space.h"
+#include "sim/models/path.h"
 #include "sim/models/cost.h"
 #include "sim/models/dp_sync.h"
 #include "tp_view.h"
@@ -74,7 +75,7 @@ int exact_sync_init(exact_space *sp)
                 sp->lat[a * N + b] = INFINITY;
                 sp->rate[a * N + b] = 0;
             } else {
-                topo_path(pr->t, a, b, &sp->lat[a * N + b], &sp->rate[a * N + b]);
+                path_lone(pr->t, a, b, &sp->lat[a * N + b], &sp->rate[a * N + b]);
             }
             for (int bi = 0; bi < pr->nb; bi++)
                 sp->xns[((long)bi * N + a) * N + b] = a == b ? 0 : enc_xfer_ns(pr, bi, a, b);

@@ -487,7 +487,7 @@ static int check_genes(const int32_t *h, const int *perm, int N, unsigned char *
     if (h[G_S] < 1 || h[G_D] < 1 || (long)h[G_S] * h[G_D] > N)
         return gt_fail(e, "migrant packet: shape %d x %d over %d GPUs", h[G_S], h[G_D], N);
     if (h[G_BI] < 0 || h[G_BI] >= ENC_MAX_B || h[G_SCHED] < 0 || h[G_SCHED] > SCHED_INTERLEAVED ||
-        h[G_SYNC] < 0 || h[G_SYNC] > SYNC_PS)
+        h[G_SYNC] < 0 || h[G_SYNC] >= SYNC_COUNT)
         return gt_fail(e, "migrant packet: microbatch, schedule or sync out of range");
     memset(seen, 0, (size_t)N);
     for (int i = 0; i < N; i++) {

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "freq_assign.h"
+#include "sim/models/plan_check.h"
 
 double planner_run_clock(void)
 {
@@ -18,12 +19,17 @@ double planner_run_clock(void)
 static void plan_shape(const plan *p, planner_run *r)
 {
     r->pipes = p->npipes;
-    r->smin = r->smax = p->npipes ? plan_physical_stages(p, 0) : 0;
-    for (int i = 1; i < p->npipes; i++) {
-        int s = plan_physical_stages(p, i);
+    plan_view v;
+    gt_err e;
+    r->smin = r->smax = 0;
+    if (plan_view_build(&v, p, 0, &e) == 0 && v.npipes)
+        r->smin = r->smax = v.S[0];
+    for (int i = 1; i < v.npipes; i++) {
+        int s = v.S[i];
         r->smin = s < r->smin ? s : r->smin;
         r->smax = s > r->smax ? s : r->smax;
     }
+    plan_view_free(&v);
     r->gpus = plan_gpus_used(p);
 }
 

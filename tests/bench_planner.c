@@ -29,6 +29,7 @@
 #include "planner/memetic.h"
 #include "planner/planner.h"
 #include "topologies/gen.h"
+#include "sim/models/plan_check.h"
 
 static double now_s(void)
 {

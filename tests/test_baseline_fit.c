@@ -18,6 +18,7 @@
 
 #include "planner/planner.h"
 #include "sim/inputs/plan.h"
+#include "sim/models/plan_check.h"
 
 #define V100_NODE "{\"gpu\":\"v100_sxm2_16gb\",\"count\":1,\"nic_gbps\":25}"
 

@@ -19,6 +19,7 @@
 #include "planner/baselines/dtfm.h"
 #include "planner/planner.h"
 #include "sim/inputs/plan.h"
+#include "sim/models/plan_check.h"
 
 #define SMALL_GEO FIXTURES "/small-geo.json"
 #define TINY FIXTURES "/tiny-model.json"

@@ -11,6 +11,7 @@
 #include "sim/models/timing.h"
 #include "sim/models/workload.h"
 #include "sim/inputs/trace.h"
+#include "sim/models/plan_check.h"
 
 /* S identical A100s in one node of a topology whose GPU link is made huge so
  * that transfers are negligible (1 ns each at most). */

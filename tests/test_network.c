@@ -11,6 +11,7 @@
 #include "sim/models/cost.h"
 #include "sim/engine/eventq.h"
 #include "sim/engine/network.h"
+#include "sim/models/path.h"
 
 #define GBPS 125000000.0
 enum { EV_DONE = 3 };
@@ -349,13 +350,53 @@ static void test_per_pair_keys(void **state)
         topology t;
         make_pair_topo(&t, 2, s ? "gpu" : "");
         long base = 2L * t.ngpus + 2L * t.nnodes + (long)t.nsites * t.nsites;
-        topo_res r1[3], r2[3];
-        assert_int_equal(topo_path_resources(&t, 0, 3, r1), 3);
-        assert_int_equal(topo_path_resources(&t, 1, 4, r2), 3);
+        path_res r1[3] = {{0, 0}}, r2[3] = {{0, 0}};
+        assert_int_equal(path_resources(&t, 0, 3, r1), 3);
+        assert_int_equal(path_resources(&t, 1, 4, r2), 3);
         assert_true(r1[2].key >= base && r2[2].key >= base);
         assert_true(r1[2].cap == 2 * GBPS);
         assert_true(s ? r1[2].key != r2[2].key : r1[2].key == r2[2].key);
-        assert_true(topo_path_resources(&t, 3, 0, r2) == 3 && r2[2].key != r1[2].key);
+        assert_true(path_resources(&t, 3, 0, r2) == 3 && r2[2].key != r1[2].key);
+        topo_free(&t);
+    }
+}
+
+/* One path model: for every GPU pair the simulator's flow loads exactly
+ * the resources path_resources lists, at the same capacities (dense keys
+ * also through path_dense_cap), and its private cap is the rate a lone
+ * flow gets beyond them (path_lone). */
+static void test_path_one_layout(void **state)
+{
+    (void)state;
+    for (int s = 0; s < 2; s++) {
+        topology t;
+        make_pair_topo(&t, 2, s ? "gpu" : "");
+        network n;
+        gt_err e;
+        assert_int_equal(net_init(&n, &t, t.ngpus * t.ngpus, -1, 0, &e), 0);
+        for (int a = 0; a < t.ngpus; a++)
+            for (int b = 0; b < t.ngpus; b++) {
+                if (a == b)
+                    continue;
+                path_res r[PATH_MAX_RES];
+                int k = path_resources(&t, a, b, r);
+                int id = net_flow_new(&n, a, b, 1e6, 0, 0);
+                assert_true(id >= 0);
+                int fres[NET_MAX_RES];
+                double lone;
+                assert_int_equal(net_flow_path(&n, id, fres, &lone), k);
+                for (int i = 0; i < k; i++) {
+                    assert_true(n.res[fres[i]].cap == r[i].cap);
+                    if (r[i].key < path_dense_count(&t))
+                        assert_true(path_dense_cap(&t, r[i].key) == r[i].cap &&
+                                    fres[i] == r[i].key);
+                    lone = fmin(lone, r[i].cap);
+                }
+                double lat, rate;
+                path_lone(&t, a, b, &lat, &rate);
+                assert_true(rate == lone && lat == net_flow_latency(&n, id));
+            }
+        net_free(&n);
         topo_free(&t);
     }
 }
@@ -437,6 +478,7 @@ int main(void)
         cmocka_unit_test(test_tcp_cap),          cmocka_unit_test(test_temporal_vs_fair),
         cmocka_unit_test(test_eventq_order),     cmocka_unit_test(test_eventq_limits),     cmocka_unit_test(test_per_pair_k_flows),
         cmocka_unit_test(test_per_pair_independent), cmocka_unit_test(test_per_pair_keys),
+        cmocka_unit_test(test_path_one_layout),
         cmocka_unit_test(test_per_pair_bad_field), cmocka_unit_test(test_eventq_set_oracle),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

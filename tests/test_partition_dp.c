@@ -23,6 +23,7 @@
 #include "planner/partition_dp.h"
 #include "sim/models/cost.h"
 #include "sim/models/memory.h"
+#include "sim/models/plan_check.h"
 
 #define MAXL 12
 

@@ -27,6 +27,7 @@
 #include "planner/baselines/baselines.h"
 #include "sim/models/cost.h"
 #include "sim/base/jsonio.h"
+#include "sim/models/plan_check.h"
 #include <signal.h>
 #include <jansson.h>
 

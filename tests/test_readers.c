@@ -16,6 +16,9 @@
 #include "sim/inputs/model.h"
 #include "sim/inputs/plan.h"
 #include "sim/inputs/topology.h"
+#include "sim/models/path.h"
+#include "sim/models/plan_check.h"
+#include "sim/models/plan_view.h"
 
 static gpu_catalog CAT;
 
@@ -161,7 +164,7 @@ static void test_one_gpu(void **state)
     assert_int_equal(topo_gpu_lookup(&t, "solo/0/1"), -1);
     assert_int_equal(topo_gpu_lookup(&t, "solo/1/0"), -1);
     double lat, rate;
-    topo_path(&t, 0, 0, &lat, &rate);
+    path_lone(&t, 0, 0, &lat, &rate);
     assert_true(lat == 0 && rate == CAT.types[gpu_catalog_find(&CAT, "t4")].link_bw);
 
     job j;
@@ -255,6 +258,52 @@ static void test_batch_one(void **state)
     topo_free(&t);
 }
 
+/* The resolved view of an interleaved plan, by hand: two pipelines of S = 2
+ * GPUs and v = 2 chunks each, lanes 0-1 and 2-3; in flight on physical
+ * stage i (Megatron-LM's warm-up (S-i-1)*2 + (v-1)*S forwards plus one,
+ * spread over v chunks, at most m = 4): ceil(5/2) = 3 on i = 0, ceil(3/2) =
+ * 2 on i = 1; a GPU outside the plan maps to no pipeline. */
+static void test_plan_view_interleaved(void **state)
+{
+    (void)state;
+    topology t;
+    gt_err e;
+    assert_int_equal(topo_str(&t, "{\"sites\": [" SITE("s", "a100_sxm_80gb", 5) "]}", &e), 0);
+    char buf[1024];
+    const char *pipe = "{\"microbatches\": 4, \"stages\": ["
+                       "{\"gpus\": [\"s/0/%d\"], \"layers\": [0, 1]},"
+                       "{\"gpus\": [\"s/0/%d\"], \"layers\": [2, 3]},"
+                       "{\"gpus\": [\"s/0/%d\"], \"layers\": [4, 5]},"
+                       "{\"gpus\": [\"s/0/%d\"], \"layers\": [6, 7]}]}";
+    char p0[256], p1[256];
+    snprintf(p0, sizeof p0, pipe, 0, 1, 0, 1);
+    snprintf(p1, sizeof p1, pipe, 2, 3, 2, 3);
+    snprintf(buf, sizeof buf, "{\"schedule\": \"interleaved\", \"pipelines\": [%s, %s]}", p0, p1);
+    plan p;
+    assert_int_equal(plan_str(&p, buf, &t, &e), 0);
+    plan_view v;
+    assert_int_equal(plan_view_build(&v, &p, t.ngpus, &e), 0);
+    assert_int_equal(v.nlanes, 4);
+    for (int pi = 0; pi < 2; pi++) {
+        assert_int_equal(v.S[pi], 2);
+        assert_int_equal(v.v[pi], 2);
+        assert_int_equal(v.lane0[pi], 2 * pi);
+        for (int k = 0; k < 4; k++) {
+            assert_int_equal(plan_view_in_flight(&v, pi, k), k % 2 ? 2 : 3);
+            assert_int_equal(plan_view_in_flight(&v, pi, k), plan_in_flight(&p, pi, k));
+        }
+    }
+    for (int g = 0; g < 4; g++) {
+        assert_int_equal(v.gpu_pipe[g], g / 2);
+        assert_int_equal(v.gpu_stage[g], g % 2);
+    }
+    assert_int_equal(v.gpu_pipe[4], -1);
+    assert_int_equal(v.gpu_stage[4], -1);
+    plan_view_free(&v);
+    plan_free(&p);
+    topo_free(&t);
+}
+
 /* --- sites, sizes, limits ------------------------------------------------- */
 
 /* Fix (topology.c count_site): a site with "nodes": [] used to load as a site
@@ -301,7 +350,7 @@ static void test_100k_gpus_load(void **state)
         assert_int_equal(topo_gpu_lookup(&t, "site99/124/7"), 99999);
         assert_int_equal(topo_gpu_lookup(&t, "site99/125/0"), -1);
         double lat, rate;
-        topo_path(&t, 0, 99999, &lat, &rate);
+        path_lone(&t, 0, 99999, &lat, &rate);
         assert_true(fabs(lat - 0.040) < 1e-12 && rate > 0);
         topo_free(&t);
         free(text);
@@ -398,11 +447,11 @@ static void test_zero_latency_allowed(void **state)
                        "\"links\": [{\"a\": \"a\", \"b\": \"b\", \"gbps\": 2, \"latency_ms\": 0}]}";
     assert_int_equal(topo_str(&t, text, &e), 0);
     double lat, rate;
-    topo_path(&t, 0, 1, &lat, &rate); /* same site, other node: LAN */
+    path_lone(&t, 0, 1, &lat, &rate); /* same site, other node: LAN */
     assert_true(lat == 0 && rate == 10 * 125e6);
-    topo_path(&t, 0, 2, &lat, &rate); /* across the WAN: no RTT, so no TCP cap */
+    path_lone(&t, 0, 2, &lat, &rate); /* across the WAN: no RTT, so no TCP cap */
     assert_true(lat == 0 && rate == 2 * 125e6);
-    assert_true(isinf(topo_tcp_cap(&t, 0, 1)));
+    assert_true(isinf(path_tcp_cap(&t, 0, 1, t.tcp_connections)));
     topo_free(&t);
 }
 
@@ -831,6 +880,7 @@ int main(void)
         cmocka_unit_test(test_one_gpu),
         cmocka_unit_test(test_one_layer_model),
         cmocka_unit_test(test_batch_one),
+        cmocka_unit_test(test_plan_view_interleaved),
         cmocka_unit_test(test_site_without_gpus),
         cmocka_unit_test(test_100k_gpus_load),
         cmocka_unit_test(test_gpu_limit),

@@ -21,6 +21,7 @@
 #include "sim/outputs/report.h"
 #include "sim/engine/simulate.h"
 #include "sim/outputs/timeline.h"
+#include "sim/models/plan_check.h"
 
 typedef struct world {
     topology t;

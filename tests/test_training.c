@@ -7,7 +7,8 @@
  *     recomputation, and of a 2-way tensor-parallel one; ZeRO-1/2/3 and FSDP state per GPU equal the ZeRO
  *     paper's (2+2+K)Psi/Nd formulas and its 7.5B / Nd = 64 figures;
  *   sharded sync traffic: ZeRO-1/2 move what an all-reduce moves, ZeRO-3
- *     1.5x (ZeRO paper section 7);
+ *     1.5x (ZeRO paper section 7); each algorithm's emitted transfers against
+ *     its closed-form bytes per member;
  *   overlapped (bucketed) sync is never slower than sync-after-backward and
  *     equal when a bucket holds a whole stage (nothing left to overlap);
  *   fp32 gradients double the sync bytes;
@@ -23,6 +24,7 @@
 #include "sim/models/dp_sync.h"
 #include "sim/models/memory.h"
 #include "sim/engine/simulate.h"
+#include "sim/models/plan_check.h"
 
 #define TINY FIXTURES "/tiny-model.json"
 
@@ -367,6 +369,68 @@ static void test_zero_traffic(void **state)
     }
 }
 
+/* One algorithm's transfers as totals: bytes per sender, transfers, most steps. */
+typedef struct emit_tally {
+    double sent[8], total;
+    int n, max_reps;
+} emit_tally;
+
+static int tally_xfer(void *ctx, int src, int dst, double bytes, int div, int reps)
+{
+    emit_tally *t = ctx;
+    assert_true(src != dst && src >= 0 && src < 8 && dst >= 0 && dst < 8);
+    t->sent[src] += reps * bytes / div;
+    t->total += reps * bytes / div;
+    t->n++;
+    t->max_reps = reps > t->max_reps ? reps : t->max_reps;
+    return 0;
+}
+
+static int tally_end(void *ctx)
+{
+    (void)ctx;
+    return 0;
+}
+
+static emit_tally tally(sync_kind kind, shard_kind shard, double G, double W)
+{
+    /* four members, two per site, listed out of order (the emitter sorts) */
+    coll_member m[4] = {{3, 1, 3}, {0, 0, 0}, {2, 1, 2}, {1, 0, 1}};
+    emit_tally t = {{0}, 0, 0, 0};
+    coll_sink k = {tally_xfer, tally_end, &t};
+    assert_int_equal(collective_emit(m, 4, kind, shard, G, W, &k), 0);
+    assert_true(t.n <= collective_xfers_per_phase(kind, 4) * DP_SYNC_MAX_PHASES);
+    return t;
+}
+
+/* The emitter's totals against each algorithm's closed form (collective.h):
+ * ring: each of n members sends 2(n-1)/n G in 2(n-1) steps; parameter
+ * server: n(n-1) shards of G/n, there and back; hierarchical over two sites
+ * of two: a G ring per site (G per member), a G ring of the two leaders,
+ * then G to each non-leader; ZeRO-1: reduce-scatter of G, all-gather of W,
+ * each (n-1)/n of it per member. */
+static void test_collective_emit_closed_forms(void **state)
+{
+    (void)state;
+    double G = 1000, W = 300;
+    emit_tally r = tally(SYNC_RING, SHARD_NONE, G, W);
+    assert_int_equal(r.n, 4);
+    assert_int_equal(r.max_reps, 6);
+    for (int i = 0; i < 4; i++)
+        assert_true(rel_diff(r.sent[i], 1.5 * G) < 1e-12);
+    emit_tally p = tally(SYNC_PS, SHARD_NONE, G, W);
+    assert_int_equal(p.n, 12);
+    assert_true(rel_diff(p.total, 12 * 2 * G / 4) < 1e-12);
+    emit_tally h = tally(SYNC_HIERARCHICAL, SHARD_NONE, G, W);
+    assert_int_equal(h.n, 4 + 2 + 2);
+    assert_true(rel_diff(h.total, 4 * G + 2 * G + 2 * G) < 1e-12);
+    assert_true(rel_diff(h.sent[0], G + G + G) < 1e-12); /* leader of site 0 */
+    assert_true(rel_diff(h.sent[1], G) < 1e-12);
+    emit_tally z = tally(SYNC_RING, SHARD_ZERO1, G, W);
+    for (int i = 0; i < 4; i++)
+        assert_true(rel_diff(z.sent[i], 0.75 * (G + W)) < 1e-12);
+}
+
 static void test_zero_needs_splittable_sync(void **state)
 {
     (void)state;
@@ -549,6 +613,7 @@ int main(void)
         cmocka_unit_test(test_memory_tensor_parallel),
         cmocka_unit_test(test_zero_memory_formulas),
         cmocka_unit_test(test_zero_traffic),
+        cmocka_unit_test(test_collective_emit_closed_forms),
         cmocka_unit_test(test_zero_needs_splittable_sync),
         cmocka_unit_test(test_overlap_never_slower),
         cmocka_unit_test(test_grad_dtype_bytes),

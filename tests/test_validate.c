@@ -22,6 +22,7 @@
 #include "sim/inputs/topology.h"
 #include "sim/validation/validate.h"
 #include "sim/validation/validate_report.h"
+#include "sim/models/path.h"
 
 static const char HEAD[] =
     "id,source,gpu,n_gpus,node_gpus,nic_gbps,model,layers,hidden,heads,kv_heads,ffn,vocab,"
@@ -219,7 +220,7 @@ static int64_t sim_ns(const val_row *r, const gpu_catalog *cat, int replicas, jo
         fail_msg("%s", e.msg);
     if (link_bw) {
         double lat;
-        topo_path(&t, 0, 1, &lat, link_bw);
+        path_lone(&t, 0, 1, &lat, link_bw);
         assert_true(lat == 0); /* the two GPUs share a node */
     }
     if (opt_ns_full_share)

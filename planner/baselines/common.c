@@ -11,6 +11,8 @@
 #include "sim/estimator/estimator.h"
 #include "sim/models/memory.h"
 #include "sim/engine/simulator.h"
+#include "sim/models/plan_check.h"
+#include "sim/models/plan_view.h"
 
 /* --- layers and microbatches --------------------------------------------- */
 
@@ -29,9 +31,7 @@ void bl_even_split(int total, int D, int *mb)
 
 int bl_in_flight(sched_kind sched, int S, int k, int m)
 {
-    if (sched == SCHED_GPIPE)
-        return m;
-    return S - k < m ? S - k : m;
+    return plan_in_flight_rule(sched, S, 1, k, m); /* the simulator's rule */
 }
 
 double bl_minmax_cuts(int L, int S, bl_stage_cost cost, void *ctx, int *first, int *last)

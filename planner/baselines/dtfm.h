@@ -46,7 +46,7 @@ typedef struct dtfm_problem {
 } dtfm_problem;
 
 /* Build from a topology: gpus[0..n-1] are the devices (contention-free path
- * latency and rate of topo_path). c_pp and c_dp in bytes. */
+ * latency and rate of path_lone). c_pp and c_dp in bytes. */
 int dtfm_problem_init(dtfm_problem *pr, const topology *t, const int *gpus, int dpp, int ddp,
                       double c_pp, double c_dp, gt_err *e);
 /* Build from matrices (n x n, row-major): one-way latency in seconds and

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "sim/inputs/topology.h"
+#include "sim/models/path.h"
 
 static int alloc_scratch(dtfm_problem *pr, gt_err *e)
 {
@@ -101,7 +102,7 @@ int dtfm_problem_init(dtfm_problem *pr, const topology *t, const int *gpus, int 
             lat[i * n + j] = 0;
             bw[i * n + j] = 1;
             if (i != j)
-                topo_path(t, gpus[i], gpus[j], &lat[i * n + j], &bw[i * n + j]);
+                path_lone(t, gpus[i], gpus[j], &lat[i * n + j], &bw[i * n + j]);
         }
     int *keep = pr->gpu;
     pr->gpu = NULL; /* alloc_scratch frees on failure: keep ownership here */

@@ -30,6 +30,8 @@
 #include "baselines.h"
 #include "common.h"
 #include "sim/models/dp_sync.h"
+#include "sim/models/path.h"
+#include "sim/models/plan_check.h"
 #include "fit.h"
 
 /* GPUs of one type in topology order. */
@@ -121,7 +123,7 @@ static void fill_grid(const metis_ctx *c, const shape *sh, int *gpus, bl_stage_h
 static double slow_rate(const topology *t, int a, int b)
 {
     double lat, rate;
-    topo_path(t, a, b, &lat, &rate);
+    path_lone(t, a, b, &lat, &rate);
     return rate;
 }
 

@@ -1,5 +1,5 @@
 /* res_table.h — an open-addressing map from a resource key (a long, e.g.
- * topo_path_resources' keys) to a small dense index, so loads can be summed
+ * path_resources' keys) to a small dense index, so loads can be summed
  * per shared resource in one pass instead of sorting them. The estimator
  * does this for every sync step of every plan it prices, which is why a
  * sort there dominated its profile. */

@@ -7,6 +7,7 @@
 
 #include "sim/engine/net_fill.h"
 #include "sim/models/cost.h"
+#include "sim/models/path.h"
 
 #define NONE (-1)
 
@@ -58,17 +59,16 @@ int net_init(network *n, const topology *t, int max_flows, int policy, int tcp_c
     memset(n, 0, sizeof *n);
     n->t = t;
     n->tcp_connections = tcp_connections > 0 ? tcp_connections : t->tcp_connections;
+    /* the dense resources are indexed by their path keys (sim/models/path.h) */
     n->gpu_res0 = 0;
-    n->node_res0 = 2 * t->ngpus;
-    n->wan_res0 = n->node_res0 + 2 * t->nnodes;
-    n->nres = n->wan_res0 + t->nsites * t->nsites;
+    n->node_res0 = (int)path_nic_key0(t);
+    n->wan_res0 = (int)path_wan_key0(t);
+    n->nres = (int)path_dense_count(t);
     n->cap_flows = max_flows > 0 ? max_flows : 1;
     /* Per-pair resources are made when a pair's first flow appears: at most
      * one per flow, so the arrays hold nres + cap_flows, never ngpus^2. */
     n->pair_res0 = n->nres;
-    bool any_pair = false;
-    for (int i = 0; i < t->nsites * t->nsites; i++)
-        any_pair |= t->wan[i].present && t->wan[i].per_pair;
+    bool any_pair = path_any_per_pair(t);
     int room = n->nres + (any_pair ? n->cap_flows : 0);
     if (any_pair && res_table_init(&n->pairs, n->cap_flows))
         return gt_fail(e, "out of memory for %d flows", max_flows);
@@ -94,18 +94,15 @@ int net_init(network *n, const topology *t, int max_flows, int policy, int tcp_c
     }
     for (int r = 0; r < n->nres; r++)
         n->res[r].wait_head = NONE;
-    for (int g = 0; g < t->ngpus; g++)
-        n->res[2 * g].cap = n->res[2 * g + 1].cap = topo_gpu_type(t, g)->link_bw;
-    for (int d = 0; d < t->nnodes; d++)
-        n->res[n->node_res0 + 2 * d].cap = n->res[n->node_res0 + 2 * d + 1].cap =
-            t->nodes[d].nic_bw;
+    for (int r = 0; r < n->wan_res0; r++) /* GPU links and NICs */
+        n->res[r].cap = path_dense_cap(t, r);
     for (int a = 0; a < t->nsites; a++)
         for (int b = 0; b < t->nsites; b++) {
             if (a == b)
                 continue;
             const topo_link *l = topo_wan(t, a, b);
             net_resource *r = &n->res[n->wan_res0 + a * t->nsites + b];
-            r->cap = l->bw;
+            r->cap = path_dense_cap(t, n->wan_res0 + a * t->nsites + b);
             wan_policy pol = policy >= 0 ? (wan_policy)policy
                                          : (l->policy_set ? l->policy : WAN_FAIR);
             r->temporal = pol == WAN_TEMPORAL;
@@ -128,28 +125,18 @@ void net_free(network *n)
     memset(n, 0, sizeof *n);
 }
 
-/* The per-pair resource of GPUs a -> b (their sites' link is per_pair),
- * made on first use with the link's rate as its capacity. */
-static int pair_resource(network *n, int a, int b)
+/* The per-pair resource p (path.h) of a flow, made on first use. */
+static int pair_resource(network *n, const path_res *p)
 {
     bool added;
-    int i = res_table_index(&n->pairs, topo_pair_key(n->t, a, b), n->nres - n->pair_res0,
-                            &added);
+    int i = res_table_index(&n->pairs, p->key, n->nres - n->pair_res0, &added);
     if (added) {
         net_resource *r = &n->res[n->nres++];
-        const topology *t = n->t;
         memset(r, 0, sizeof *r);
-        r->cap = topo_wan(t, t->gpus[a].site, t->gpus[b].site)->bw;
+        r->cap = p->cap;
         r->wait_head = NONE;
     }
     return n->pair_res0 + i;
-}
-
-/* TCP cap with this run's connection count. */
-static double tcp_cap(const network *n, int sa, int sb)
-{
-    double rtt = 2 * topo_wan(n->t, sa, sb)->lat_s;
-    return rtt > 0 ? n->tcp_connections * n->t->tcp_window_bytes / rtt : INFINITY;
 }
 
 int net_flow_new(network *n, int a, int b, double bytes, double priority, int64_t now)
@@ -165,25 +152,16 @@ int net_flow_new(network *n, int a, int b, double bytes, double priority, int64_
     n->live[sl] = (net_live){.remaining = bytes, .priority = priority, .finish = INT64_MAX,
                              .sched = -1, .id = id, .wan_res = NONE};
     int *res = &n->fres[NET_MAX_RES * sl], nres = 0;
-    double cap = INFINITY;
-    if (ga->node == gb->node) {
-        res[nres++] = n->gpu_res0 + 2 * a;
-        res[nres++] = n->gpu_res0 + 2 * b + 1;
-    } else {
-        res[nres++] = n->node_res0 + 2 * ga->node;
-        res[nres++] = n->node_res0 + 2 * gb->node + 1;
-        if (ga->site == gb->site) {
-            cap = t->sites[ga->site].lan_bw;
-        } else {
-            n->flows[id].wan_a = ga->site;
-            n->flows[id].wan_b = gb->site;
-            cap = tcp_cap(n, ga->site, gb->site);
-            int w = net_wan_resource(n, ga->site, gb->site);
-            if (w < 0)
-                w = pair_resource(n, a, b); /* fair sharing only: never temporal */
-            res[nres++] = w;
-            n->live[sl].wan_res = w;
-        }
+    /* the path's resources (dense keys are indices) and private cap */
+    path_res pr[PATH_MAX_RES];
+    int k = path_resources(t, a, b, pr);
+    for (int i = 0; i < k; i++) /* per-pair: fair sharing only, never temporal */
+        res[nres++] = pr[i].key < n->pair_res0 ? (int)pr[i].key : pair_resource(n, &pr[i]);
+    double cap = path_private_cap(t, a, b, n->tcp_connections);
+    if (k == 3) {
+        n->flows[id].wan_a = ga->site;
+        n->flows[id].wan_b = gb->site;
+        n->live[sl].wan_res = res[2];
     }
     n->fnres[sl] = (uint8_t)nres;
     n->fcap[sl] = cap;
@@ -214,14 +192,7 @@ int net_flow_path(const network *n, int id, int res[NET_MAX_RES], double *cap)
 
 double net_flow_latency(const network *n, int id)
 {
-    const net_flow *f = &n->flows[id];
-    const topology *t = n->t;
-    const topo_gpu *ga = &t->gpus[f->src_gpu], *gb = &t->gpus[f->dst_gpu];
-    if (ga->node == gb->node)
-        return 0;
-    if (ga->site == gb->site)
-        return t->sites[ga->site].lan_lat_s;
-    return topo_wan(t, ga->site, gb->site)->lat_s;
+    return path_latency(n->t, n->flows[id].src_gpu, n->flows[id].dst_gpu);
 }
 
 /* --- joining and leaving resources -------------------------------------- */

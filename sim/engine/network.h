@@ -71,7 +71,7 @@ typedef struct network {
     net_resource *res;
     int nres;
     int gpu_res0, node_res0, wan_res0, pair_res0;
-    res_table pairs;      /* topo_pair_key -> per-pair resource - pair_res0 */
+    res_table pairs;      /* path_pair_key -> per-pair resource - pair_res0 */
     net_flow *flows;      /* per flow id: records */
     int *slot_of;         /* per flow id: its slot while live, else -1 */
     int nflows, cap_flows;

@@ -10,6 +10,7 @@
 #include "sim/models/cost.h"
 #include "sim/base/datadir.h"
 #include "sim/inputs/trace.h"
+#include "sim/models/plan_check.h"
 
 #define DEFAULT_MIX "prefill/azure_conv_2023.csv"
 

@@ -8,6 +8,7 @@
 
 #include "sim/estimator/estimator.h"
 #include "sim/engine/sim_state.h"
+#include "sim/models/plan_check.h"
 
 static double now_s(void)
 {

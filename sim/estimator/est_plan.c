@@ -1,6 +1,7 @@
 /* est_plan.c — one planner evaluation (estimate_plan) and the workspace it
  * reuses (estimator.h): check, build, estimate on the per-stage path where
  * it is exact or on the op path, account, memory. */
+#include "sim/models/plan_check.h"
 #include "sim/estimator/estimator.h"
 
 #include <pthread.h>

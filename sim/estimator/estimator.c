@@ -18,6 +18,8 @@
 #include "sim/estimator/load_bound.h"
 #include "sim/estimator/coll_cache.h"
 #include "sim/estimator/stage_path.h"
+#include "sim/models/path.h"
+#include "sim/models/plan_check.h"
 
 /* The last transfer priced into each lane, per producer lane: a lane's
  * inputs come from one or two neighbours with the same bytes every
@@ -37,7 +39,7 @@ static int64_t transfer_ns(const topology *t, const workload *w, const wl_op *o,
     if (m->src == src && m->bytes == o->xfer_bytes)
         return m->ns;
     double lat, rate;
-    topo_path(t, w->lanes[src].gpu, w->lanes[o->lane].gpu, &lat, &rate);
+    path_lone(t, w->lanes[src].gpu, w->lanes[o->lane].gpu, &lat, &rate);
     *m = (xfer_memo){src, o->xfer_bytes, cost_transfer_ns(o->xfer_bytes, lat, rate)};
     return m->ns;
 }

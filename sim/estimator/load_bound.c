@@ -5,6 +5,7 @@
 
 #include "sim/models/cost.h"
 #include "sim/base/res_table.h"
+#include "sim/models/path.h"
 
 /* --- sync groups ------------------------------------------------------------- */
 
@@ -228,9 +229,9 @@ static int resources_bound(const topology *t, const workload *w, const stream_lo
     for (int s = 0; s < ns; s++) {
         int a = w->lanes[v[s].key / w->nlanes].gpu, b = w->lanes[v[s].key % w->nlanes].gpu;
         double lat, rate;
-        topo_path(t, a, b, &lat, &rate);
-        topo_res r[3];
-        int k = topo_path_resources(t, a, b, r);
+        path_lone(t, a, b, &lat, &rate);
+        path_res r[3];
+        int k = path_resources(t, a, b, r);
         for (int x = 0; x < k; x++) {
             stream_load one = {r[x].key, r[x].cap, v[s].bytes, lat, v[s].first_start,
                                v[s].min_tail};

@@ -16,6 +16,7 @@
  * the same blocked time and durations, so the jump adds n x lambda to the
  * state and n x the round's sums. Times are the op path's to the
  * nanosecond; the jump is taken only while nothing nears the time cap. */
+#include "sim/models/path.h"
 #include "sim/estimator/stage_path.h"
 
 #include <math.h>
@@ -91,7 +92,7 @@ static int prepare_pipe(sp_stage *st, stage_costs *sc, const topology *t, const 
             if (s->xfer[kind]) {
                 int a = pp->stages[from].gpus[0], b = pp->stages[k].gpus[0];
                 double lat, rate;
-                topo_path(t, a, b, &lat, &rate);
+                path_lone(t, a, b, &lat, &rate);
                 s->xin_ns[kind] = cost_transfer_ns(act, lat, rate);
                 s->wan[kind] = t->gpus[a].site != t->gpus[b].site;
             }

@@ -24,9 +24,12 @@ const char *sched_name(sched_kind s)
     return s == SCHED_GPIPE ? "gpipe" : s == SCHED_1F1B ? "1f1b" : "interleaved";
 }
 
+/* Indexed by sync_kind. */
+static const char *const SYNC_NAMES[SYNC_COUNT] = {"ring", "hierarchical", "ps"};
+
 const char *sync_name(sync_kind s)
 {
-    return s == SYNC_RING ? "ring" : s == SYNC_HIERARCHICAL ? "hierarchical" : "ps";
+    return (unsigned)s < SYNC_COUNT ? SYNC_NAMES[s] : "?";
 }
 
 int sched_parse(const char *s, sched_kind *out)
@@ -44,15 +47,12 @@ int sched_parse(const char *s, sched_kind *out)
 
 int sync_parse(const char *s, sync_kind *out)
 {
-    if (!strcmp(s, "ring"))
-        *out = SYNC_RING;
-    else if (!strcmp(s, "hierarchical"))
-        *out = SYNC_HIERARCHICAL;
-    else if (!strcmp(s, "ps"))
-        *out = SYNC_PS;
-    else
-        return -1;
-    return 0;
+    for (int k = 0; k < SYNC_COUNT; k++)
+        if (!strcmp(s, SYNC_NAMES[k])) {
+            *out = (sync_kind)k;
+            return 0;
+        }
+    return -1;
 }
 
 static const char *const SHARD_NAMES[] = {"none", "zero1", "zero2", "zero3", "fsdp"};

@@ -18,7 +18,9 @@
 #define PLAN_MAX_TP 16
 
 typedef enum { SCHED_GPIPE = 0, SCHED_1F1B = 1, SCHED_INTERLEAVED = 2 } sched_kind;
-typedef enum { SYNC_RING = 0, SYNC_HIERARCHICAL = 1, SYNC_PS = 2 } sync_kind;
+/* Gradient-sync algorithms (their flows: sim/models/collective.c). SYNC_COUNT
+ * stays last: the planners search [0, SYNC_COUNT). */
+typedef enum { SYNC_RING = 0, SYNC_HIERARCHICAL = 1, SYNC_PS = 2, SYNC_COUNT } sync_kind;
 /* Sharded data parallelism (docs/training-model.md): what each of the D
  * replicas of a layer keeps 1/D of (ZeRO, Rajbhandari et al. SC'20), and
  * FSDP (PyTorch, FULL_SHARD: the same sharding as ZeRO-3). */
@@ -96,26 +98,8 @@ int plan_load(plan *p, const char *path, const topology *t, gt_err *e);
 int plan_parse(plan *p, const char *name, const char *buf, size_t len, const topology *t,
                gt_err *e);
 
-/* Everything that makes a plan runnable: each GPU at most once, every layer
- * covered once per pipeline, TP inside one node, microbatches x b = B, memory
- * fits. The first problem found is reported with the reason. */
-int plan_check(const plan *p, const topology *t, const job *j, gt_err *e);
-
-/* Ops a replay of the plan holds: 2 x stages x microbatches, summed; plan_check
- * refuses more than PLAN_MAX_OPS before anything is allocated. */
-#define PLAN_MAX_OPS 4000000
-long long plan_op_count(const plan *p);
-
-/* Number of physical stages of a pipeline (S; listed stages / v). */
-int plan_physical_stages(const plan *p, int pipe);
-/* Activations in flight on listed stage k of a pipeline (schedule rule). */
-int plan_in_flight(const plan *p, int pipe, int k);
-/* Peak memory of GPU g in the plan (0 if unused). */
-double plan_gpu_memory(const plan *p, const job *j, int g);
-/* The same for every GPU at once, in one pass: *out = malloc'd array of
- * ngpus figures. Returns 0, or -1 when out of memory. */
-int plan_memory_all(const plan *p, const job *j, int ngpus, double **out);
-int plan_gpus_used(const plan *p);
+/* Checking a plan (plan_check, its memory and in-flight figures):
+ * sim/models/plan_check.h; its resolved stages and lanes: plan_view.h. */
 
 /* JSON form (docs/formats.md); the caller may add "objective_value", "estimate",
  * "simulated" before writing. */

@@ -82,7 +82,7 @@ static json_t *link_json(const topology *t, int a, int b)
         json_object_set_new(o, "pair", json_string("gpu"));
     if (ab->policy_set)
         json_object_set_new(o, "policy",
-                            json_string(ab->policy == WAN_TEMPORAL ? "temporal" : "fair"));
+                            json_string(wan_policy_name(ab->policy)));
     if (*ab->trace)
         json_object_set_new(o, "trace", json_string(ab->trace));
     if (*ab->source)

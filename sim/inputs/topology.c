@@ -222,13 +222,13 @@ static int parse_policy(const jdoc *d, json_t *l, const char *lp, topo_link *ab,
         ab->pair_gpu = strcmp(pair, "gpu") == 0;
     }
     if (*policy) {
-        if (strcmp(policy, "fair") && strcmp(policy, "temporal")) {
+        if (wan_policy_parse(policy, &ab->policy)) {
+            char names[128];
+            wan_policy_list(names, sizeof names, "\"");
             snprintf(jp, sizeof jp, "%s.policy", lp);
-            return jdoc_fail(d, e, jp, "expected \"fair\" or \"temporal\" (got \"%s\")",
-                             policy);
+            return jdoc_fail(d, e, jp, "expected %s (got \"%s\")", names, policy);
         }
         ab->policy_set = true;
-        ab->policy = strcmp(policy, "temporal") == 0 ? WAN_TEMPORAL : WAN_FAIR;
     }
     memcpy(ba->trace, ab->trace, sizeof ab->trace);
     memcpy(ba->source, ab->source, sizeof ab->source);
@@ -536,67 +536,34 @@ int topo_gpu_lookup(const topology *t, const char *name)
     return nd->first_gpu + (int)local;
 }
 
+/* Indexed by wan_policy. */
+static const char *const WAN_POLICY_NAMES[WAN_NPOLICIES] = {"fair", "temporal"};
+
+const char *wan_policy_name(wan_policy p)
+{
+    return (unsigned)p < WAN_NPOLICIES ? WAN_POLICY_NAMES[p] : "?";
+}
+
+int wan_policy_parse(const char *s, wan_policy *out)
+{
+    for (int k = 0; k < WAN_NPOLICIES; k++)
+        if (!strcmp(s, WAN_POLICY_NAMES[k])) {
+            *out = (wan_policy)k;
+            return 0;
+        }
+    return -1;
+}
+
+void wan_policy_list(char *buf, size_t cap, const char *quote)
+{
+    size_t n = 0;
+    buf[0] = 0;
+    for (int k = 0; k < WAN_NPOLICIES && n < cap; k++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s%s%s", k == 0 ? "" : k + 1 < WAN_NPOLICIES ? ", " : " or ",
+                              quote, WAN_POLICY_NAMES[k], quote);
+}
+
 const gpu_type *topo_gpu_type(const topology *t, int g)
 {
     return &t->types[t->gpus[g].type];
-}
-
-double topo_tcp_cap(const topology *t, int sa, int sb)
-{
-    double rtt = 2 * topo_wan(t, sa, sb)->lat_s;
-    if (rtt <= 0)
-        return INFINITY;
-    return t->tcp_connections * t->tcp_window_bytes / rtt;
-}
-
-void topo_path(const topology *t, int a, int b, double *lat_s, double *rate)
-{
-    const topo_gpu *ga = &t->gpus[a], *gb = &t->gpus[b];
-    if (ga->node == gb->node) {
-        *lat_s = 0;
-        *rate = fmin(t->types[ga->type].link_bw, t->types[gb->type].link_bw);
-        return;
-    }
-    double r = fmin(t->nodes[ga->node].nic_bw, t->nodes[gb->node].nic_bw);
-    if (ga->site == gb->site) {
-        const topo_site *s = &t->sites[ga->site];
-        *lat_s = s->lan_lat_s;
-        *rate = fmin(r, s->lan_bw);
-        return;
-    }
-    const topo_link *l = topo_wan(t, ga->site, gb->site);
-    *lat_s = l->lat_s;
-    *rate = fmin(fmin(r, l->bw), topo_tcp_cap(t, ga->site, gb->site));
-}
-
-_Static_assert(sizeof(long) >= 8, "resource keys of GPU pairs need a 64-bit long");
-
-long topo_pair_key(const topology *t, int a, int b)
-{
-    long G = t->ngpus, Nn = t->nnodes, S = t->nsites;
-    long base = 2 * G + 2 * Nn + S * S;
-    const topo_gpu *ga = &t->gpus[a], *gb = &t->gpus[b];
-    if (topo_wan(t, ga->site, gb->site)->pair_gpu)
-        return base + Nn * Nn + (long)a * G + b;
-    return base + (long)ga->node * Nn + gb->node;
-}
-
-int topo_path_resources(const topology *t, int a, int b, topo_res out[3])
-{
-    const topo_gpu *ga = &t->gpus[a], *gb = &t->gpus[b];
-    long G = t->ngpus, Nn = t->nnodes;
-    if (ga->node == gb->node) {
-        out[0] = (topo_res){2L * a, topo_gpu_type(t, a)->link_bw};
-        out[1] = (topo_res){2L * b + 1, topo_gpu_type(t, b)->link_bw};
-        return 2;
-    }
-    out[0] = (topo_res){2 * G + 2L * ga->node, t->nodes[ga->node].nic_bw};
-    out[1] = (topo_res){2 * G + 2L * gb->node + 1, t->nodes[gb->node].nic_bw};
-    if (ga->site == gb->site)
-        return 2;
-    const topo_link *l = topo_wan(t, ga->site, gb->site);
-    long key = l->per_pair ? topo_pair_key(t, a, b)
-                           : 2 * G + 2 * Nn + (long)ga->site * t->nsites + gb->site;
-    out[2] = (topo_res){key, l->bw};
-    return 3;
 }

@@ -15,7 +15,15 @@
 #define TOPO_MAX_GPUS 200000   /* refuse larger topologies with this limit named */
 #define TOPO_MAX_SITES 1024   /* the site x site link matrix stays under ~0.5 GB */
 
-typedef enum { WAN_FAIR = 0, WAN_TEMPORAL = 1 } wan_policy;
+/* How a shared WAN link divides its rate among its flows (the solver:
+ * sim/engine/network.c). WAN_NPOLICIES stays last. */
+typedef enum { WAN_FAIR = 0, WAN_TEMPORAL = 1, WAN_NPOLICIES } wan_policy;
+/* The policy's name in topologies and on the command line, and back
+ * (0, or -1 for an unknown name). */
+const char *wan_policy_name(wan_policy p);
+int wan_policy_parse(const char *s, wan_policy *out);
+/* The names for an error message: a, b or c, each between `quote`s. */
+void wan_policy_list(char *buf, size_t cap, const char *quote);
 
 typedef struct topo_link {
     bool present;
@@ -94,28 +102,8 @@ static inline const topo_link *topo_wan(const topology *t, int a, int b)
     return &t->wan[(size_t)a * (size_t)t->nsites + (size_t)b];
 }
 
-/* Contention-free path from GPU a to GPU b: one-way latency and the rate a
- * lone flow gets (min over the path's resources and the TCP cap on WAN). */
-void topo_path(const topology *t, int a, int b, double *lat_s, double *rate);
-/* The shared resources a flow from GPU a to GPU b loads, as the simulator's
- * network sees them (sim/engine/network.c): inside a node the sender's link out and
- * the receiver's link in; across nodes the two NICs (out, in) and, between
- * sites, the WAN link, or on a "per_pair" link the endpoint pair's own shaped
- * capacity (node pair, or GPU pair with "pair": "gpu"). Keys are unique per
- * resource: 2g / 2g+1 GPU links, 2G + 2n / +1 NICs, 2G + 2N + sa*S + sb WAN,
- * then topo_pair_key's pairs. Returns how many (2 or 3) were written to out. */
-typedef struct topo_res {
-    long key;
-    double cap;           /* bytes/s */
-} topo_res;
-/* Key of the per-pair resource between GPUs a and b (their sites' link is
- * per_pair): base + na*N + nb for node pairs, base + N*N + a*G + b for GPU
- * pairs, base = 2G + 2N + S*S. Under 2^37 for TOPO_MAX_GPUS, so a long. */
-long topo_pair_key(const topology *t, int a, int b);
-int topo_path_resources(const topology *t, int a, int b, topo_res out[3]);
-
-/* TCP cap of one flow on WAN link (site a -> site b): connections*window/RTT. */
-double topo_tcp_cap(const topology *t, int sa, int sb);
+/* The network path between two GPUs (resources, keys, capacities, caps,
+ * latency): sim/models/path.h. */
 
 /* Human summary for `geotrain topo show`. */
 void topo_print_summary(const topology *t, FILE *out);

@@ -1,4 +1,7 @@
-/* collective.c — ring, hierarchical and parameter-server sync (collective.h). */
+/* collective.c — ring, hierarchical and parameter-server sync (collective.h):
+ * each algorithm is written once, as blocks of transfers handed to a sink
+ * (collective_emit); the simulator's steps (collective_build) and the
+ * planners' per-resource bytes are two sinks of the same blocks. */
 #include "sim/models/collective.h"
 
 #include <stdlib.h>
@@ -7,6 +10,135 @@
 #include "sim/models/cost.h"
 #include "sim/models/dp_sync.h"
 #include "sim/base/res_table.h"
+#include "sim/models/path.h"
+
+static int member_cmp(const void *a, const void *b)
+{
+    const coll_member *x = a, *y = b;
+    if (x->site != y->site)
+        return x->site - y->site;
+    return x->gpu - y->gpu;
+}
+
+/* A transfer of reps steps only when it moves something (a ring of one
+ * member sends nothing). */
+static int xfer(const coll_sink *k, int src, int dst, double bytes, int div, int reps)
+{
+    return reps > 0 ? k->xfer(k->ctx, src, dst, bytes, div, reps) : 0;
+}
+
+/* Ring over mem[0..n-1], steps [s0, s1) of the 2(n-1) of an all-reduce
+ * (the first n-1 reduce-scatter, the rest all-gather); each member sends
+ * bytes/n onward per step. Adds to the open block. */
+static int ring_xfers(const coll_sink *k, const coll_member *mem, int n, double bytes, int s0,
+                      int s1)
+{
+    for (int i = 0; i < n && n > 1; i++)
+        if (xfer(k, mem[i].id, mem[(i + 1) % n].id, bytes, n, s1 - s0))
+            return -1;
+    return 0;
+}
+
+static int emit_ring(const coll_sink *k, const coll_member *mem, int n, double bytes, int s0,
+                     int s1)
+{
+    return ring_xfers(k, mem, n, bytes, s0, s1) || k->end(k->ctx) ? -1 : 0;
+}
+
+/* Rings inside each site (all sites in step: one block), a ring across one
+ * leader per site, then each leader sends the result to its members. */
+static int emit_hierarchical(const coll_sink *k, const coll_member *mem, int n, double bytes)
+{
+    /* sites are contiguous after sorting */
+    int site_start[n + 1], nsites = 0;
+    for (int i = 0; i < n; i++)
+        if (i == 0 || mem[i].site != mem[i - 1].site)
+            site_start[nsites++] = i;
+    site_start[nsites] = n;
+    for (int s = 0; s < nsites; s++) {
+        int a = site_start[s], len = site_start[s + 1] - a;
+        if (ring_xfers(k, &mem[a], len, bytes, 0, 2 * (len - 1)))
+            return -1;
+    }
+    if (k->end(k->ctx))
+        return -1;
+    if (nsites > 1) {
+        coll_member leaders[nsites];
+        for (int s = 0; s < nsites; s++)
+            leaders[s] = mem[site_start[s]];
+        if (emit_ring(k, leaders, nsites, bytes, 0, 2 * (nsites - 1)))
+            return -1;
+        for (int s = 0; s < nsites; s++)
+            for (int i = site_start[s] + 1; i < site_start[s + 1]; i++)
+                if (xfer(k, mem[site_start[s]].id, mem[i].id, bytes, 1, 1))
+                    return -1;
+        if (k->end(k->ctx))
+            return -1;
+    }
+    return 0;
+}
+
+/* Rounds [r0, r1) of the parameter server's two (round 0 sends the shards
+ * to their owners: a reduce-scatter; round 1 sends them back: an all-gather). */
+static int emit_ps(const coll_sink *k, const coll_member *mem, int n, double bytes, int r0, int r1)
+{
+    for (int a = 0; a < n; a++)
+        for (int b = 0; b < n; b++)
+            if (a != b && xfer(k, mem[a].id, mem[b].id, bytes, n, r1 - r0))
+                return -1;
+    return k->end(k->ctx);
+}
+
+int collective_emit(coll_member *mem, int n, sync_kind kind, shard_kind shard, double grads,
+                    double weights, const coll_sink *k)
+{
+    /* (site, GPU) keys are unique, so any sort gives one order; a group is
+     * usually small, and the planners' floor sorts one per layer */
+    if (n > 32) {
+        qsort(mem, (size_t)n, sizeof *mem, member_cmp);
+    } else {
+        for (int i = 1; i < n; i++)
+            for (int k = i; k > 0 && member_cmp(&mem[k], &mem[k - 1]) < 0; k--) {
+                coll_member x = mem[k];
+                mem[k] = mem[k - 1];
+                mem[k - 1] = x;
+            }
+    }
+    sync_phase ph[DP_SYNC_MAX_PHASES];
+    int nph = dp_sync_phases(shard, grads, weights, ph);
+    for (int i = 0; i < nph && n > 1; i++) {
+        /* which half of the all-reduce a phase is: [lo, hi) of {0, 1} */
+        int lo = ph[i].kind == PHASE_ALL_GATHER, hi = ph[i].kind == PHASE_REDUCE_SCATTER ? 1 : 2;
+        int rc;
+        if (kind == SYNC_RING)
+            rc = emit_ring(k, mem, n, ph[i].bytes, lo * (n - 1), hi * (n - 1));
+        else if (kind == SYNC_HIERARCHICAL) /* plan_check: only unsharded */
+            rc = emit_hierarchical(k, mem, n, ph[i].bytes);
+        else
+            rc = emit_ps(k, mem, n, ph[i].bytes, lo, hi);
+        if (rc)
+            return -1;
+    }
+    return 0;
+}
+
+int collective_xfers_per_phase(sync_kind kind, int n)
+{
+    /* hierarchical: n inside the sites, one per leader, one per non-leader */
+    return kind == SYNC_PS ? n * (n - 1) : 2 * n;
+}
+
+double collective_replay_work(sync_kind kind, double D)
+{
+    /* ring 2(D-1) steps of D flows; the parameter server's all-to-all
+     * steps cost the solver about D^2 times more */
+    double f = 2 * (D - 1) * D;
+    if (kind == SYNC_PS)
+        f *= D * D;
+    return f;
+}
+
+/* --- the simulator's sink: blocks expanded into steps of flows ---------------- */
 
 static int add_flow(coll_plan *c, int src, int dst, double bytes)
 {
@@ -40,90 +172,43 @@ static int end_step(coll_plan *c)
     return 0;
 }
 
-typedef struct member {
-    int lane, site, gpu;
-} member;
+typedef struct step_sink {
+    coll_plan *c;
+    struct pending { int src, dst, div, reps; double bytes; } *x;
+    int n, cap;
+} step_sink;
 
-static int member_cmp(const void *a, const void *b)
+static int step_xfer(void *ctx, int src, int dst, double bytes, int div, int reps)
 {
-    const member *x = a, *y = b;
-    if (x->site != y->site)
-        return x->site - y->site;
-    return x->gpu - y->gpu;
+    step_sink *s = ctx;
+    if (s->n == s->cap) {
+        int ncap = s->cap ? s->cap * 2 : 64;
+        struct pending *nx = realloc(s->x, sizeof *nx * (size_t)ncap);
+        if (!nx)
+            return -1;
+        s->x = nx;
+        s->cap = ncap;
+    }
+    s->x[s->n++] = (struct pending){src, dst, div, reps, bytes};
+    return 0;
 }
 
-/* Ring over mem[0..n-1], steps [s0, s1) of the 2(n-1) of an all-reduce
- * (the first n-1 reduce-scatter, the rest all-gather); each member sends
- * bytes/n onward per step. */
-static int ring_part(coll_plan *c, const member *mem, int n, double bytes, int s0, int s1)
+/* Step r of a block carries every transfer with more than r steps. */
+static int step_end(void *ctx)
 {
-    for (int s = s0; s < s1; s++) {
-        for (int i = 0; i < n; i++)
-            if (add_flow(c, mem[i].lane, mem[(i + 1) % n].lane, bytes / n))
+    step_sink *s = ctx;
+    int steps = 0;
+    for (int i = 0; i < s->n; i++)
+        steps = s->x[i].reps > steps ? s->x[i].reps : steps;
+    for (int r = 0; r < steps; r++) {
+        for (int i = 0; i < s->n; i++)
+            if (r < s->x[i].reps && add_flow(s->c, s->x[i].src, s->x[i].dst,
+                                             s->x[i].bytes / s->x[i].div))
                 return -1;
-        if (end_step(c))
+        if (end_step(s->c))
             return -1;
     }
-    return 0;
-}
-
-static int ring_steps(coll_plan *c, const member *mem, int n, double bytes)
-{
-    return ring_part(c, mem, n, bytes, 0, 2 * (n - 1));
-}
-
-static int build_hierarchical(coll_plan *c, member *mem, int n, double bytes)
-{
-    /* sites are contiguous after sorting; phase 1 runs all site rings in step */
-    int site_start[n + 1], nsites = 0, maxlen = 0;
-    for (int i = 0; i < n; i++)
-        if (i == 0 || mem[i].site != mem[i - 1].site)
-            site_start[nsites++] = i;
-    site_start[nsites] = n;
-    for (int s = 0; s < nsites; s++) {
-        int len = site_start[s + 1] - site_start[s];
-        maxlen = len > maxlen ? len : maxlen;
-    }
-    for (int r = 0; r < 2 * (maxlen - 1); r++) {
-        for (int s = 0; s < nsites; s++) {
-            int a = site_start[s], len = site_start[s + 1] - a;
-            if (r >= 2 * (len - 1))
-                continue;
-            for (int i = 0; i < len; i++)
-                if (add_flow(c, mem[a + i].lane, mem[a + (i + 1) % len].lane, bytes / len))
-                    return -1;
-        }
-        if (end_step(c))
-            return -1;
-    }
-    if (nsites > 1) {
-        member leaders[nsites];
-        for (int s = 0; s < nsites; s++)
-            leaders[s] = mem[site_start[s]];
-        if (ring_steps(c, leaders, nsites, bytes))
-            return -1;
-        for (int s = 0; s < nsites; s++)
-            for (int i = site_start[s] + 1; i < site_start[s + 1]; i++)
-                if (add_flow(c, mem[site_start[s]].lane, mem[i].lane, bytes))
-                    return -1;
-        if (end_step(c))
-            return -1;
-    }
-    return 0;
-}
-
-/* Rounds [r0, r1) of the parameter server's two (round 0 sends the shards
- * to their owners: a reduce-scatter; round 1 sends them back: an all-gather). */
-static int build_ps(coll_plan *c, const member *mem, int n, double bytes, int r0, int r1)
-{
-    for (int round = r0; round < r1; round++) {
-        for (int a = 0; a < n; a++)
-            for (int b = 0; b < n; b++)
-                if (a != b && add_flow(c, mem[a].lane, mem[b].lane, bytes / n))
-                    return -1;
-        if (end_step(c))
-            return -1;
-    }
+    s->n = 0;
     return 0;
 }
 
@@ -137,30 +222,20 @@ int collective_build(coll_plan *c, const topology *t, const workload *w,
     c->step_cap = 16;
     c->step_first[0] = 0;
     int n = g->nmembers;
-    member *mem = malloc(sizeof *mem * (size_t)n);
+    coll_member *mem = malloc(sizeof *mem * (size_t)n);
     if (!mem) {
         collective_free(c);
         return gt_fail(e, "out of memory");
     }
     for (int i = 0; i < n; i++) {
-        mem[i].lane = g->members[i];
+        mem[i].id = g->members[i];
         mem[i].gpu = w->lanes[g->members[i]].gpu;
         mem[i].site = t->gpus[mem[i].gpu].site;
     }
-    qsort(mem, (size_t)n, sizeof *mem, member_cmp);
-    int rc = 0;
-    sync_phase ph[DP_SYNC_MAX_PHASES];
-    int nph = dp_sync_phases(w->shard, g->bytes, g->weights, ph);
-    for (int i = 0; i < nph && n > 1 && !rc; i++) {
-        /* which half of the all-reduce a phase is: [lo, hi) of {0, 1} */
-        int lo = ph[i].kind == PHASE_ALL_GATHER, hi = ph[i].kind == PHASE_REDUCE_SCATTER ? 1 : 2;
-        if (kind == SYNC_RING)
-            rc = ring_part(c, mem, n, ph[i].bytes, lo * (n - 1), hi * (n - 1));
-        else if (kind == SYNC_HIERARCHICAL) /* plan_check: only unsharded */
-            rc = build_hierarchical(c, mem, n, ph[i].bytes);
-        else
-            rc = build_ps(c, mem, n, ph[i].bytes, lo, hi);
-    }
+    step_sink s = {c, NULL, 0, 0};
+    coll_sink k = {step_xfer, step_end, &s};
+    int rc = collective_emit(mem, n, kind, w->shard, g->bytes, g->weights, &k);
+    free(s.x);
     free(mem);
     if (rc) {
         collective_free(c);
@@ -187,9 +262,9 @@ static int merge_loads(const coll_plan *c, int first, int last, const topology *
         const coll_flow *fl = &c->flows[f];
         int a = w->lanes[fl->src_lane].gpu, b = w->lanes[fl->dst_lane].gpu;
         double lat, rate;
-        topo_path(t, a, b, &lat, &rate);
-        topo_res r[3];
-        int k = topo_path_resources(t, a, b, r);
+        path_lone(t, a, b, &lat, &rate);
+        path_res r[3];
+        int k = path_resources(t, a, b, r);
         for (int i = 0; i < k; i++) {
             bool added;
             int x = res_table_index(h, r[i].key, m, &added);
@@ -256,7 +331,7 @@ int64_t collective_estimate_ns(const coll_plan *c, const topology *t, const work
         for (int f = c->step_first[s]; f < c->step_first[s + 1]; f++) {
             const coll_flow *fl = &c->flows[f];
             double lat, rate;
-            topo_path(t, w->lanes[fl->src_lane].gpu, w->lanes[fl->dst_lane].gpu, &lat, &rate);
+            path_lone(t, w->lanes[fl->src_lane].gpu, w->lanes[fl->dst_lane].gpu, &lat, &rate);
             int64_t d = cost_transfer_ns(fl->bytes, lat, rate);
             worst = d > worst ? d : worst;
         }

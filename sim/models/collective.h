@@ -12,7 +12,11 @@
  *                 peer a G/D shard, then receives the reduced shard back
  * Under ZeRO / FSDP (workload.shard) the sync is the phases of dp_sync.h:
  * reduce-scatters and all-gathers are the first and second halves of the
- * ring's or the parameter server's steps. */
+ * ring's or the parameter server's steps.
+ * Each algorithm is written once (collective_emit); the simulator and the
+ * estimator read it as steps of flows (collective_build), the planners'
+ * traffic floor as bytes per resource (planner/enc_fitness.c). A new
+ * algorithm: its name in plan.h / plan.c and its blocks here. */
 #ifndef GT_COLLECTIVE_H
 #define GT_COLLECTIVE_H
 
@@ -32,6 +36,35 @@ typedef struct coll_plan {
     int nsteps, step_cap;
 } coll_plan;
 
+/* Each algorithm, written once, is a sequence of blocks of transfers. A
+ * transfer of `reps` steps sends bytes/div from src to dst in each of reps
+ * consecutive steps of its block; step r of a block holds every transfer
+ * with more than r steps, and a block's steps follow the previous block's.
+ * The sink gets the transfers of a block in order, then end(); ids are
+ * whatever the caller numbers its members by (lanes, GPUs). */
+typedef struct coll_sink {
+    int (*xfer)(void *ctx, int src, int dst, double bytes, int div, int reps);
+    int (*end)(void *ctx);
+    void *ctx;
+} coll_sink;
+
+typedef struct coll_member {
+    int id, site, gpu;
+} coll_member;
+
+/* The sync of `grads` gradient and `weights` weight bytes per member (the
+ * phases of dp_sync.h under `shard`) over mem[0..n), which is sorted by
+ * (site, GPU) in place, as `kind` runs it. Returns 0, or -1 when a sink
+ * call fails. */
+int collective_emit(coll_member *mem, int n, sync_kind kind, shard_kind shard, double grads,
+                    double weights, const coll_sink *k);
+/* At most how many transfers one phase of `kind` over n members emits. */
+int collective_xfers_per_phase(sync_kind kind, int n);
+/* Relative solver work of one sync group of D members (the planners' guess
+ * of what a replay costs, planner/enc_fitness.c). */
+double collective_replay_work(sync_kind kind, double D);
+
+/* The simulator's form: the steps of flows between lanes. */
 int collective_build(coll_plan *c, const topology *t, const workload *w,
                      const sync_group *g, sync_kind kind, gt_err *e);
 void collective_free(coll_plan *c);

@@ -3,7 +3,7 @@
  * under plain data parallelism and under ZeRO-1/2/3 / FSDP sharding.
  *
  * One source for the simulator's collectives (collective.c) and the
- * planners' traffic floor (planner/encoding.c), so both price the same
+ * planners' traffic floor (planner/enc_fitness.c), so both price the same
  * bytes. A reduce-scatter or an all-gather of G bytes is half of an
  * all-reduce of G (ring and parameter server alike). Volumes follow the
  * ZeRO paper (Rajbhandari et al. SC'20, section 7): ZeRO-1/2 move what an

@@ -7,48 +7,18 @@
 
 #include "sim/models/cost.h"
 #include "sim/models/memory.h"
-#include "sim/inputs/plan.h"
+#include "sim/models/plan_check.h"
 #include "sim/inputs/plan_freq.h"
 
 #define GIB 1073741824.0
 
-int plan_physical_stages(const plan *p, int pipe)
-{
-    const plan_pipeline *pp = &p->pipes[pipe];
-    if (p->schedule != SCHED_INTERLEAVED)
-        return pp->nstages;
-    for (int k = 1; k < pp->nstages; k++)
-        if (pp->stages[k].gpus[0] == pp->stages[0].gpus[0])
-            return k;
-    return pp->nstages;
-}
-
-int plan_in_flight(const plan *p, int pipe, int k)
-{
-    const plan_pipeline *pp = &p->pipes[pipe];
-    int S = plan_physical_stages(p, pipe), m = pp->microbatches, i = k % S;
-    switch (p->schedule) {
-    case SCHED_GPIPE:
-        return m;
-    case SCHED_1F1B:
-        return S - i < m ? S - i : m;
-    case SCHED_INTERLEAVED: {
-        int v = pp->nstages / S;
-        int warm = (S - i - 1) * 2 + (v - 1) * S + 1;
-        int per_chunk = (warm + v - 1) / v;
-        return per_chunk < m ? per_chunk : m;
-    }
-    }
-    return m;
-}
-
 /* A stage's bytes on each of its GPUs, less the once-per-GPU overhead. */
-static double stage_bytes(const plan *p, const job *j, int pi, int k)
+static double stage_bytes(const plan *p, const job *j, int pi, int k, int in_flight)
 {
     const plan_stage *s = &p->pipes[pi].stages[k];
     mem_terms mt;
-    memory_stage_terms(j, p->microbatch_size, s->first, s->last, s->ngpus,
-                       plan_in_flight(p, pi, k), p->dp_shard, p->npipes, &mt);
+    memory_stage_terms(j, p->microbatch_size, s->first, s->last, s->ngpus, in_flight,
+                       p->dp_shard, p->npipes, &mt);
     return memory_terms_total(&mt) - mt.overhead;
 }
 
@@ -64,7 +34,7 @@ double plan_gpu_memory(const plan *p, const job *j, int g)
             const plan_stage *s = &pp->stages[k];
             for (int x = 0; x < s->ngpus; x++)
                 if (s->gpus[x] == g) {
-                    mem += stage_bytes(p, j, pi, k);
+                    mem += stage_bytes(p, j, pi, k, plan_in_flight(p, pi, k));
                     used = 1;
                 }
         }
@@ -74,8 +44,20 @@ double plan_gpu_memory(const plan *p, const job *j, int g)
 
 int plan_memory_all(const plan *p, const job *j, int ngpus, double **out)
 {
+    plan_view v;
+    gt_err e;
+    if (plan_view_build(&v, p, ngpus, &e))
+        return -1;
+    int rc = plan_view_memory(&v, p, j, out);
+    plan_view_free(&v);
+    return rc;
+}
+
+int plan_view_memory(const plan_view *v, const plan *p, const job *j, double **out)
+{
     job jb;
     j = plan_job(p, j, &jb);
+    int ngpus = v->ngpus;
     double *mem = calloc((size_t)(ngpus > 0 ? ngpus : 1), sizeof *mem);
     char *used = calloc((size_t)(ngpus > 0 ? ngpus : 1), 1);
     if (!mem || !used) {
@@ -87,7 +69,7 @@ int plan_memory_all(const plan *p, const job *j, int ngpus, double **out)
         const plan_pipeline *pp = &p->pipes[pi];
         for (int k = 0; k < pp->nstages; k++) {
             const plan_stage *s = &pp->stages[k];
-            double m = stage_bytes(p, j, pi, k);
+            double m = stage_bytes(p, j, pi, k, plan_view_in_flight(v, pi, k));
             for (int x = 0; x < s->ngpus; x++)
                 if (s->gpus[x] >= 0 && s->gpus[x] < ngpus) {
                     mem[s->gpus[x]] += m;
@@ -186,10 +168,10 @@ static int check_stage_gpus(const plan *p, const topology *t, int pi, int k, int
     return 0;
 }
 
-static int check_interleave(const plan *p, int pi, gt_err *e)
+static int check_interleave(const plan *p, const plan_view *v, int pi, gt_err *e)
 {
     const plan_pipeline *pp = &p->pipes[pi];
-    int S = plan_physical_stages(p, pi);
+    int S = v->S[pi];
     if (pp->nstages % S)
         return gt_fail(e, "pipelines[%d]: interleaved schedule needs a multiple of %d stages "
                           "(got %d)", pi, S, pp->nstages);
@@ -202,7 +184,7 @@ static int check_interleave(const plan *p, int pi, gt_err *e)
     return 0;
 }
 
-static int check_gpus(const plan *p, const topology *t, gt_err *e)
+static int check_gpus(const plan *p, const plan_view *v, const topology *t, gt_err *e)
 {
     int *owner = malloc((size_t)t->ngpus * sizeof *owner);
     if (!owner)
@@ -215,9 +197,9 @@ static int check_gpus(const plan *p, const topology *t, gt_err *e)
             rc = gt_fail(e, "plan too large (%d pipelines)", p->npipes);
             break;
         }
-        if (p->schedule == SCHED_INTERLEAVED && (rc = check_interleave(p, pi, e)))
+        if (p->schedule == SCHED_INTERLEAVED && (rc = check_interleave(p, v, pi, e)))
             break;
-        int S = plan_physical_stages(p, pi);
+        int S = v->S[pi];
         for (int k = 0; k < S && !rc; k++)
             rc = check_stage_gpus(p, t, pi, k, owner, e);
     }
@@ -225,14 +207,15 @@ static int check_gpus(const plan *p, const topology *t, gt_err *e)
     return rc;
 }
 
-static int check_memory(const plan *p, const topology *t, const job *j, gt_err *e)
+static int check_memory(const plan *p, const plan_view *v, const topology *t, const job *j,
+                        gt_err *e)
 {
     double *mem;
-    if (plan_memory_all(p, j, t->ngpus, &mem))
+    if (plan_view_memory(v, p, j, &mem))
         return gt_fail(e, "out of memory");
     int rc = 0;
     for (int pi = 0; pi < p->npipes && !rc; pi++) {
-        int S = plan_physical_stages(p, pi);
+        int S = v->S[pi];
         for (int k = 0; k < S; k++) {
             const plan_stage *s = &p->pipes[pi].stages[k];
             int g = s->gpus[0];
@@ -262,7 +245,7 @@ long long plan_op_count(const plan *p)
 /* Size first, before anything is allocated for the plan: the op count (the
  * simulator keeps about 200 bytes per op, so PLAN_MAX_OPS stays under 1 GiB)
  * and the interleaved schedule's microbatch rule (the workload needs it). */
-static int check_size(const plan *p, const job *j, gt_err *e)
+static int check_size(const plan *p, const plan_view *v, const job *j, gt_err *e)
 {
     long long ops = plan_op_count(p), acc = plan_accumulation(p, j);
     if (ops > PLAN_MAX_OPS / acc)
@@ -270,10 +253,10 @@ static int check_size(const plan *p, const job *j, gt_err *e)
                           "%d (about 200 bytes each in a replay)",
                        ops * acc, acc > 1 ? " x accumulation steps" : "", PLAN_MAX_OPS);
     for (int pi = 0; p->schedule == SCHED_INTERLEAVED && pi < p->npipes; pi++)
-        if (p->pipes[pi].microbatches % plan_physical_stages(p, pi))
+        if (p->pipes[pi].microbatches % v->S[pi])
             return gt_fail(e, "pipelines[%d]: the interleaved schedule needs microbatches "
                               "(%d) to be a multiple of the stages (%d)",
-                           pi, p->pipes[pi].microbatches, plan_physical_stages(p, pi));
+                           pi, p->pipes[pi].microbatches, v->S[pi]);
     return 0;
 }
 
@@ -297,8 +280,13 @@ int plan_check(const plan *p, const topology *t, const job *j, gt_err *e)
         return gt_fail(e, "dp_shard \"%s\" needs dp_sync \"ring\" or \"ps\" (a sharded "
                           "sync is a reduce-scatter and all-gathers; \"hierarchical\" has no "
                           "such split)", shard_name(p->dp_shard));
-    if (check_size(p, j, e) || check_batch(p, j, e) || check_layers(p, j, e) ||
-        check_gpus(p, t, e) || plan_freq_check(p, t, e))
+    plan_view v; /* as large as the plan's own stage lists */
+    if (plan_view_build(&v, p, t->ngpus, e))
         return -1;
-    return check_memory(p, t, j, e);
+    int rc = check_size(p, &v, j, e) || check_batch(p, j, e) || check_layers(p, j, e) ||
+                     check_gpus(p, &v, t, e) || plan_freq_check(p, t, e)
+                 ? -1
+                 : check_memory(p, &v, t, j, e);
+    plan_view_free(&v);
+    return rc;
 }

@@ -119,17 +119,16 @@ int syncgroups_build(workload *w, const job *j, const plan *p, gt_err *e)
         rc = gt_fail(e, "out of memory");
         goto out;
     }
-    for (int pi = 0, acc = 0, ops = 0; pi < D; pi++) {
-        c.lane0[pi] = acc;
+    for (int pi = 0, ops = 0; pi < D; pi++) {
+        c.lane0[pi] = w->view.lane0[pi];
         c.base[pi] = ops;
-        acc += plan_physical_stages(p, pi);
         ops += 2 * p->pipes[pi].nstages * p->pipes[pi].microbatches * w->accumulation;
     }
     for (int l = 0; l < L; l++)
         for (int pi = 0; pi < D; pi++) {
             int k = stage_of_layer(p, pi, l);
             c.stage[l * D + pi] = k;
-            c.owners[l * D + pi] = k < 0 ? -1 : c.lane0[pi] + k % plan_physical_stages(p, pi);
+            c.owners[l * D + pi] = k < 0 ? -1 : c.lane0[pi] + k % w->view.S[pi];
         }
     for (int l = 0; l < L;) {
         int r = l + 1;

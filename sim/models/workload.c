@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sim/models/cost.h"
+#include "sim/models/plan_check.h"
 #include "sim/inputs/freq.h"
 #include "sim/models/syncgroup.h"
 
@@ -93,8 +94,9 @@ static void fill_pipe_ops(workload *w, const topology *t, const job *j, const pl
                           int base, int lane0)
 {
     const plan_pipeline *pp = &p->pipes[pi];
-    int K = pp->nstages, m = pp->microbatches * w->accumulation, S = plan_physical_stages(p, pi);
-    double act = cost_activation_bytes(j, p->microbatch_size);
+    int K = pp->nstages, m = pp->microbatches * w->accumulation, S = w->view.S[pi];
+    int b = p->microbatch_size;
+    double act = cost_activation_bytes(j, b);
     for (int k = 0; k < K; k++) {
         const plan_stage *st = &pp->stages[k];
         int64_t dur[2][2], fns, bns;
@@ -141,7 +143,7 @@ static void fill_pipe_ops(workload *w, const topology *t, const job *j, const pl
 static int link_lanes(workload *w, const plan *p, int pi, int base, int lane0, gt_err *e)
 {
     const plan_pipeline *pp = &p->pipes[pi];
-    int K = pp->nstages, m = pp->microbatches, S = plan_physical_stages(p, pi), v = K / S;
+    int m = pp->microbatches, S = w->view.S[pi], v = w->view.v[pi];
     int acc = w->accumulation, M = m * acc;
     slot *order = malloc(sizeof *order * (size_t)(2 * m * v));
     if (!order)
@@ -172,7 +174,7 @@ static void fill_lanes(workload *w, const topology *t, const job *j, const plan 
 {
     double opt_share = p->dp_shard != SHARD_NONE && p->npipes > 1 ? 1.0 / p->npipes : 1.0;
     const plan_pipeline *pp = &p->pipes[pi];
-    int S = plan_physical_stages(p, pi);
+    int S = w->view.S[pi];
     for (int i = 0; i < S; i++) {
         wl_lane *ln = &w->lanes[lane0 + i];
         const plan_stage *st = &pp->stages[i];
@@ -201,9 +203,9 @@ static int build(workload *w, const topology *t, const job *j, const plan *p, in
     int nops = count_ops(p, w->accumulation);
     if (nops < 0)
         return gt_fail(e, "plan too large to simulate (over %d ops; plan_check says why)", PLAN_MAX_OPS);
-    int nlanes = 0;
-    for (int pi = 0; pi < p->npipes; pi++)
-        nlanes += plan_physical_stages(p, pi);
+    if (plan_view_build(&w->view, p, t->ngpus, e))
+        return -1;
+    int nlanes = w->view.nlanes;
     if (!with_ops)
         nops = 0; /* lanes and groups only: the estimator's per-stage path */
     w->ops = malloc(sizeof *w->ops * (size_t)(nops > 0 ? nops : 1));
@@ -217,14 +219,15 @@ static int build(workload *w, const topology *t, const job *j, const plan *p, in
         w->lane_of_gpu[g] = -1;
     w->nops = nops;
     w->nlanes = nlanes;
-    int base = 0, lane0 = 0;
+    int base = 0;
     for (int pi = 0; pi < p->npipes; pi++) {
         const plan_pipeline *pp = &p->pipes[pi];
-        if (p->schedule == SCHED_INTERLEAVED && pp->microbatches % plan_physical_stages(p, pi)) {
+        int lane0 = w->view.lane0[pi];
+        if (p->schedule == SCHED_INTERLEAVED && pp->microbatches % w->view.S[pi]) {
             workload_free(w);
             return gt_fail(e, "pipelines[%d]: the interleaved schedule needs microbatches "
                               "(%d) to be a multiple of the stages (%d)",
-                           pi, pp->microbatches, plan_physical_stages(p, pi));
+                           pi, pp->microbatches, w->view.S[pi]);
         }
         if (with_ops)
             fill_pipe_ops(w, t, j, p, pi, base, lane0);
@@ -237,7 +240,6 @@ static int build(workload *w, const topology *t, const job *j, const plan *p, in
             return -1;
         }
         base += 2 * pp->nstages * pp->microbatches * w->accumulation;
-        lane0 += plan_physical_stages(p, pi);
     }
     w->tokens = (double)j->batch * j->seq;
     w->flops = cost_iteration_flops(j);
@@ -267,5 +269,6 @@ void workload_free(workload *w)
     free(w->group_members);
     free(w->group_ready_op);
     free(w->group_ready_frac);
+    plan_view_free(&w->view);
     memset(w, 0, sizeof *w);
 }

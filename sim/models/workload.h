@@ -19,6 +19,7 @@
 #include "sim/inputs/job.h"
 #include "sim/inputs/plan.h"
 #include "sim/inputs/topology.h"
+#include "sim/models/plan_view.h"
 
 typedef enum { OP_FWD = 0, OP_BWD = 1 } op_kind;
 
@@ -56,6 +57,7 @@ typedef struct sync_group {
 } sync_group;
 
 typedef struct workload {
+    plan_view view;           /* the plan resolved once: stages, lanes, in-flight */
     wl_op *ops;
     int nops;
     wl_lane *lanes;

@@ -10,6 +10,8 @@
 #include "sim/models/cost.h"
 #include "sim/base/csv.h"
 #include "sim/base/res_table.h"
+#include "sim/models/path.h"
+#include "sim/models/plan_check.h"
 
 #define GIB 1073741824.0
 #define GBPS 125000000.0
@@ -61,7 +63,7 @@ static int pair_peaks(const topology *t, const sim_detail *d, double *peak, int 
         if (fl->wan_a < 0 || !topo_wan(t, fl->wan_a, fl->wan_b)->per_pair)
             continue;
         bool added;
-        int i = res_table_index(&h, topo_pair_key(t, fl->src_gpu, fl->dst_gpu), m, &added);
+        int i = res_table_index(&h, path_pair_key(t, fl->src_gpu, fl->dst_gpu), m, &added);
         if (added) {
             bytes[m++] = 0;
             npairs[fl->wan_a * t->nsites + fl->wan_b]++;

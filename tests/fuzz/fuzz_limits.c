@@ -22,6 +22,7 @@
 #include "sim/inputs/plan.h"
 #include "sim/engine/simulator.h"
 #include "sim/base/timecap.h"
+#include "sim/models/path.h"
 
 #define MODEL "tests/bad/support/model.json"
 
@@ -92,7 +93,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     j.batch = mb;
     j.microbatch = 1;
     double lat, rate;
-    topo_path(&t, 0, 1, &lat, &rate);
+    path_lone(&t, 0, 1, &lat, &rate);
     double L = lat + cost_activation_bytes(&j, 1) / rate;
     sim_options o;
     sim_options_default(&o);

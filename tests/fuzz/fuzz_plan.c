@@ -15,6 +15,7 @@
 #include "fuzz_common.h"
 #include "sim/models/cost.h"
 #include "sim/inputs/plan.h"
+#include "sim/models/plan_check.h"
 
 #define NAME "fuzz.plan.json"
 #define TOPO "tests/bad/support/topo.json"

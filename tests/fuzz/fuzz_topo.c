@@ -10,6 +10,7 @@
 
 #include "fuzz_common.h"
 #include "sim/inputs/topology.h"
+#include "sim/models/path.h"
 
 #define NAME "fuzz.json"
 
@@ -29,7 +30,7 @@ static void check_topology(const topology *t)
     for (int a = 0; a < t->ngpus; a += step) {
         int b = (a * 7 + 3) % t->ngpus;
         double lat, rate;
-        topo_path(t, a, b, &lat, &rate);
+        path_lone(t, a, b, &lat, &rate);
         FUZZ_REQUIRE(lat >= 0 && isfinite(lat), "path %d->%d latency %g", a, b, lat);
         FUZZ_REQUIRE(rate > 0 && !isnan(rate), "path %d->%d rate %g", a, b, rate);
     }
