@@ -308,6 +308,88 @@ static int plain_degree(void *vctx, const topology *t, const tp_view *v, const p
     return run_view(t, x->j, o, &c, out, st, e);
 }
 
+/* --- the ablations' searches, as finalists ------------------------------------------- */
+
+/* The full planner, then its ablations (registry entries below). */
+static const memetic_cfg CONFIGS[] = {
+    {"memetic", {ENC_CUT_DP, false, NULL}, true, false, NULL, 0},
+    {"memetic-nols", {ENC_CUT_SPEED, false, NULL}, false, false, NULL, 0},
+    {"memetic-all-gpus", {ENC_CUT_DP, true, NULL}, true, false, NULL, 0},
+    {"memetic-uniform", {ENC_CUT_UNIFORM, false, NULL}, true, false, NULL, 0},
+    {"memetic-plainx", {ENC_CUT_DP, false, NULL}, true, true, NULL, 0},
+};
+#define NABLATIONS 4 /* CONFIGS[1..4] */
+
+/* Objectives whose values compare across searches (not relative to a
+ * search's own references or fastest plan). */
+static bool absolute_objective(const planner_opts *o)
+{
+    objective obj;
+    gt_err e;
+    return !objective_parse(o->objective ? o->objective : "time", &obj, &e) &&
+           !objective_needs_refs(&obj) && !objective_needs_fastest(&obj) &&
+           obj.kind != OBJ_PARETO;
+}
+
+bool ma_runs_ablations(const memetic_cfg *cfg, const planner_opts *o)
+{
+    return !strcmp(cfg->name, "memetic") && absolute_objective(o);
+}
+
+/* The search of configuration c (its seed plans filled) over every
+ * tensor-parallel degree. */
+static int search_degrees(const topology *t, const job *j, const planner_opts *o,
+                          const memetic_cfg *c, plan *out, planner_stats *st, gt_err *e)
+{
+    plain_ctx ctx = {j, c};
+    return tp_search(t, j, o, false, plain_degree, &ctx, out, st, e);
+}
+
+/* Each ablation's own search (the same options, seed and generations as
+ * `geotrain plan --planner <ablation>` would run, the same seed plans), and
+ * its plan, already replayed, replaces *out when its simulated objective is
+ * better: so in the deterministic mode `memetic` is never worse than an
+ * ablation by construction. With a time budget each gets its share of it. */
+int ma_ablation_finalists(const topology *t, const job *j, const planner_opts *o,
+                          const memetic_cfg *c, plan *out, planner_stats *st)
+{
+    for (int k = 1; k <= NABLATIONS && !(o->stop && *o->stop); k++) {
+        memetic_cfg a = CONFIGS[k];
+        if (!a.enc.all_gpus) { /* seed_plans_run gives the all-GPUs ablation none */
+            a.seed_plans = c->seed_plans;
+            a.nseed_plans = c->nseed_plans;
+        }
+        planner_opts oa = *o;
+        if (o->budget_s > 0)
+            oa.budget_s = o->budget_s * (1 - MA_MAIN_SHARE) / NABLATIONS;
+        if (o->progress)
+            fprintf(stderr, "%smemetic: the %s search (%d of %d)\n",
+                    isatty(STDERR_FILENO) ? "\n" : "", a.name, k, NABLATIONS);
+        plan p = {0};
+        planner_stats sa;
+        gt_err e;
+        memset(&sa, 0, sizeof sa);
+        int rc = search_degrees(t, j, &oa, &a, &p, &sa, &e);
+        long evals = st->evaluations + sa.evaluations; /* every search counts */
+        double secs = st->plan_time_s + sa.plan_time_s;
+        if (!rc && p.npipes > 0 && sa.objective_value < st->objective_value * (1 - 1e-12)) {
+            snprintf(p.planner, sizeof p.planner, "%s", c->name);
+            plan_free(out);
+            *out = p;
+            char note[sizeof st->note]; /* first: the note is cut at 255 characters */
+            snprintf(note, sizeof note, "the %s search's plan replayed best; %s", a.name,
+                     sa.note);
+            *st = sa;
+            memcpy(st->note, note, sizeof note);
+        } else {
+            plan_free(&p); /* a zeroed plan when the search failed */
+        }
+        st->evaluations = evals;
+        st->plan_time_s = secs;
+    }
+    return 0;
+}
+
 int memetic_run(const topology *t, const job *j, const planner_opts *o, const memetic_cfg *cfg,
                 plan *out, planner_stats *st, gt_err *e)
 {
@@ -318,9 +400,14 @@ int memetic_run(const topology *t, const job *j, const planner_opts *o, const me
     planner_opts od = *o;
     if (seed_plans_run(t, j, &c, &od))
         return gt_fail(e, "out of memory");
-    plain_ctx ctx = {j, &c};
-    int rc = tp_search(t, j, &od, false, plain_degree, &ctx, out, st, e);
-    if (!rc && out->npipes > 0 && !strcmp(cfg->name, "memetic"))
+    bool full = !strcmp(cfg->name, "memetic"), ablations = ma_runs_ablations(cfg, o);
+    planner_opts om = od;
+    if (ablations && od.budget_s > 0)
+        om.budget_s = od.budget_s * MA_MAIN_SHARE;
+    int rc = search_degrees(t, j, &om, &c, out, st, e);
+    if (!rc && out->npipes > 0 && ablations)
+        rc = ma_ablation_finalists(t, j, &od, &c, out, st);
+    if (!rc && out->npipes > 0 && full)
         rc = seed_plans_final(t, j, o, &c, out, st) ? gt_fail(e, "out of memory") : 0;
     seed_plans_free(&c);
     if (rc)
@@ -379,13 +466,6 @@ int memetic_front(const topology *t, const job *j, const planner_opts *o, pareto
 
 /* --- registry entries ------------------------------------------------------------------------ */
 
-static const memetic_cfg CONFIGS[] = {
-    {"memetic", {ENC_CUT_DP, false, NULL}, true, false, NULL, 0},
-    {"memetic-nols", {ENC_CUT_SPEED, false, NULL}, false, false, NULL, 0},
-    {"memetic-all-gpus", {ENC_CUT_DP, true, NULL}, true, false, NULL, 0},
-    {"memetic-uniform", {ENC_CUT_UNIFORM, false, NULL}, true, false, NULL, 0},
-    {"memetic-plainx", {ENC_CUT_DP, false, NULL}, true, true, NULL, 0},
-};
 
 const memetic_cfg *memetic_config(const char *planner)
 {
