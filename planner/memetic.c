@@ -349,7 +349,8 @@ static int search_degrees(const topology *t, const job *j, const planner_opts *o
  * `geotrain plan --planner <ablation>` would run, the same seed plans), and
  * its plan, already replayed, replaces *out when its simulated objective is
  * better: so in the deterministic mode `memetic` is never worse than an
- * ablation by construction. With a time budget each gets its share of it. */
+ * ablation by construction. With a time budget each gets its share of it,
+ * if that share is still left. */
 int ma_ablation_finalists(const topology *t, const job *j, const planner_opts *o,
                           const memetic_cfg *c, plan *out, planner_stats *st)
 {
@@ -360,8 +361,13 @@ int ma_ablation_finalists(const topology *t, const job *j, const planner_opts *o
             a.nseed_plans = c->nseed_plans;
         }
         planner_opts oa = *o;
-        if (o->budget_s > 0)
+        if (o->budget_s > 0) {
             oa.budget_s = o->budget_s * (1 - MA_MAIN_SHARE) / NABLATIONS;
+            /* replays can overrun a search's share (the first is always
+             * made): an ablation whose share is no longer left is skipped */
+            if (st->plan_time_s + oa.budget_s > o->budget_s)
+                continue;
+        }
         if (o->progress)
             fprintf(stderr, "%smemetic: the %s search (%d of %d)\n",
                     isatty(STDERR_FILENO) ? "\n" : "", a.name, k, NABLATIONS);
