@@ -19,8 +19,8 @@ HEADLINE="ablations"
 HEADLINE_PUB=trend
 NEEDS="compare"
 INPUTS="topologies/yuan2022/case5.json topologies/pools/world-hetero.json topologies/real/aws-us-4.json topologies/gpus.csv topologies/models.csv"
-EST_S=260
-EST_S_QUICK=25
+EST_S=1500
+EST_S_QUICK=80
 E7_PLANNERS=memetic,memetic-nols,memetic-all-gpus,memetic-uniform,memetic-plainx
 if [ "$QUICK" = 1 ]; then
     E7_TOPOS="real/aws-us-4"; E7_SEEDS=1; E7_JOB="-m gpt3-xl --batch 256 --recompute full"
