@@ -309,6 +309,98 @@ static int plain_degree(void *vctx, const topology *t, const tp_view *v, const p
     return run_view(t, x->j, o, &c, out, st, e);
 }
 
+/* --- the ablations' searches, as finalists ------------------------------------------- */
+
+/* The full planner and its ablations (the registry's rows name them). */
+const memetic_cfg MEMETIC_CFG = {"memetic", {ENC_CUT_DP, false, NULL}, true, false, NULL, 0};
+const memetic_cfg MEMETIC_NOLS_CFG = {"memetic-nols", {ENC_CUT_SPEED, false, NULL}, false, false,
+                                      NULL, 0};
+const memetic_cfg MEMETIC_ALL_GPUS_CFG = {"memetic-all-gpus", {ENC_CUT_DP, true, NULL}, true,
+                                          false, NULL, 0};
+const memetic_cfg MEMETIC_UNIFORM_CFG = {"memetic-uniform", {ENC_CUT_UNIFORM, false, NULL}, true,
+                                         false, NULL, 0};
+const memetic_cfg MEMETIC_PLAINX_CFG = {"memetic-plainx", {ENC_CUT_DP, false, NULL}, true, true,
+                                        NULL, 0};
+static const memetic_cfg *const ABLATIONS[] = {&MEMETIC_NOLS_CFG, &MEMETIC_ALL_GPUS_CFG,
+                                                &MEMETIC_UNIFORM_CFG, &MEMETIC_PLAINX_CFG};
+#define NABLATIONS 4
+
+/* Objectives whose values compare across searches (not relative to a
+ * search's own references or fastest plan). */
+static bool absolute_objective(const planner_opts *o)
+{
+    objective obj;
+    gt_err e;
+    return !objective_parse(o->objective ? o->objective : "time", &obj, &e) &&
+           !objective_needs_refs(&obj) && !objective_needs_fastest(&obj) &&
+           obj.kind != OBJ_PARETO;
+}
+
+bool ma_runs_ablations(const memetic_cfg *cfg, const planner_opts *o)
+{
+    return !strcmp(cfg->name, "memetic") && absolute_objective(o);
+}
+
+/* The search of configuration c (its seed plans filled) over every
+ * tensor-parallel degree. */
+static int search_degrees(const topology *t, const job *j, const planner_opts *o,
+                          const memetic_cfg *c, plan *out, planner_stats *st, gt_err *e)
+{
+    plain_ctx ctx = {j, c};
+    return tp_search(t, j, o, false, plain_degree, &ctx, out, st, e);
+}
+
+/* Each ablation's own search (the same options, seed and generations as
+ * `geotrain plan --planner <ablation>` would run, the same seed plans), and
+ * its plan, already replayed, replaces *out when its simulated objective is
+ * better: so in the deterministic mode `memetic` is never worse than an
+ * ablation by construction. With a time budget each gets its share of it,
+ * if that share is still left. */
+int ma_ablation_finalists(const topology *t, const job *j, const planner_opts *o,
+                          const memetic_cfg *c, plan *out, planner_stats *st)
+{
+    for (int k = 1; k <= NABLATIONS && !(o->stop && *o->stop); k++) {
+        memetic_cfg a = *ABLATIONS[k - 1];
+        if (!a.enc.all_gpus) { /* the all-GPUs ablation's row has no seed planners */
+            a.seed_plans = c->seed_plans;
+            a.nseed_plans = c->nseed_plans;
+        }
+        planner_opts oa = *o;
+        if (o->budget_s > 0) {
+            oa.budget_s = o->budget_s * (1 - MA_MAIN_SHARE) / NABLATIONS;
+            /* replays can overrun a search's share (the first is always
+             * made): an ablation whose share is no longer left is skipped */
+            if (st->plan_time_s + oa.budget_s > o->budget_s)
+                continue;
+        }
+        if (o->progress)
+            fprintf(stderr, "%smemetic: the %s search (%d of %d)\n",
+                    isatty(STDERR_FILENO) ? "\n" : "", a.name, k, NABLATIONS);
+        plan p = {0};
+        planner_stats sa;
+        gt_err e;
+        memset(&sa, 0, sizeof sa);
+        int rc = search_degrees(t, j, &oa, &a, &p, &sa, &e);
+        long evals = st->evaluations + sa.evaluations; /* every search counts */
+        double secs = st->plan_time_s + sa.plan_time_s;
+        if (!rc && p.npipes > 0 && sa.objective_value < st->objective_value * (1 - 1e-12)) {
+            snprintf(p.planner, sizeof p.planner, "%s", c->name);
+            plan_free(out);
+            *out = p;
+            char note[sizeof st->note]; /* first: the note is cut at 255 characters */
+            snprintf(note, sizeof note, "the %s search's plan replayed best; %s", a.name,
+                     sa.note);
+            *st = sa;
+            memcpy(st->note, note, sizeof note);
+        } else {
+            plan_free(&p); /* a zeroed plan when the search failed */
+        }
+        st->evaluations = evals;
+        st->plan_time_s = secs;
+    }
+    return 0;
+}
+
 int memetic_run(const topology *t, const job *j, const planner_opts *o, const memetic_cfg *cfg,
                 plan *out, planner_stats *st, gt_err *e)
 {
@@ -318,9 +410,14 @@ int memetic_run(const topology *t, const job *j, const planner_opts *o, const me
     memetic_cfg c = *cfg;
     c.seed_plans = o->seeds;
     c.nseed_plans = o->nseeds;
-    plain_ctx ctx = {j, &c};
-    int rc = tp_search(t, j, o, false, plain_degree, &ctx, out, st, e);
-    if (!rc && out->npipes > 0 && !strcmp(cfg->name, "memetic"))
+    bool full = !strcmp(cfg->name, "memetic"), ablations = ma_runs_ablations(cfg, o);
+    planner_opts om = *o;
+    if (ablations && o->budget_s > 0)
+        om.budget_s = o->budget_s * MA_MAIN_SHARE;
+    int rc = search_degrees(t, j, &om, &c, out, st, e);
+    if (!rc && out->npipes > 0 && ablations)
+        rc = ma_ablation_finalists(t, j, o, &c, out, st);
+    if (!rc && out->npipes > 0 && full)
         rc = seed_plans_final(t, j, o, &c, out, st) ? gt_fail(e, "out of memory") : 0;
     if (rc)
         return -1;
@@ -377,16 +474,6 @@ int memetic_front(const topology *t, const job *j, const planner_opts *o, pareto
 }
 
 /* --- registry entries ------------------------------------------------------------------------ */
-
-const memetic_cfg MEMETIC_CFG = {"memetic", {ENC_CUT_DP, false, NULL}, true, false, NULL, 0};
-const memetic_cfg MEMETIC_NOLS_CFG = {"memetic-nols", {ENC_CUT_SPEED, false, NULL}, false, false,
-                                      NULL, 0};
-const memetic_cfg MEMETIC_ALL_GPUS_CFG = {"memetic-all-gpus", {ENC_CUT_DP, true, NULL}, true,
-                                          false, NULL, 0};
-const memetic_cfg MEMETIC_UNIFORM_CFG = {"memetic-uniform", {ENC_CUT_UNIFORM, false, NULL}, true,
-                                         false, NULL, 0};
-const memetic_cfg MEMETIC_PLAINX_CFG = {"memetic-plainx", {ENC_CUT_DP, false, NULL}, true, true,
-                                        NULL, 0};
 
 const memetic_cfg *memetic_config(const planner_def *d)
 {

@@ -12,10 +12,12 @@
  * thread count. (mu + lambda) survival keeps the elite; duplicates (same
  * canonical genome) are removed; the search stops on the generation or time
  * budget, on stagnation, or when opts->stop is set (the best so far is
- * returned). The best few distinct plans by estimate are replayed by
- * simulate_plan and the best simulated objective wins (with the seeds, and
- * the widest grid and reversed stage order of the best, memetic.c), then the
- * baseline seed plans as they are (seed_plans.h);
+ * returned). The best few distinct plans by estimate among all evaluated
+ * (local-search neighbours included) are replayed by simulate_plan and the
+ * best simulated objective wins (with the seeds, and the widest grid and
+ * reversed stage order of the best, memetic.c); for absolute objectives the
+ * four ablations' own searches run too and their plans are finalists, then
+ * the baseline seed plans as they are (seed_plans.h);
  * planner_stats.objective_value is that simulated objective.
  *
  * energy-within:X runs a time search first (a third of the budget) to learn

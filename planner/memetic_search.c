@@ -98,6 +98,36 @@ static void fresh_push(kid_ctx *k, const cache_entry *x)
     k->fresh[k->nfresh++] = *x;
 }
 
+/* Keep g in best[0..*n) (sorted by fit, distinct, at most cap; stable: an
+ * equal fitness goes after the ones already kept). The elite and each
+ * child's best evaluated genomes are kept this way. */
+static void keep_best(genome *best, int *n, int cap, const genome *g, int N)
+{
+    if (g->status != 1 || !isfinite(g->fit))
+        return;
+    for (int i = 0; i < *n; i++)
+        if (genome_same(&best[i], g))
+            return;
+    int pos = *n;
+    while (pos > 0 && g->fit < best[pos - 1].fit)
+        pos--;
+    if (pos >= cap)
+        return;
+    int last = *n < cap ? *n : cap - 1;
+    genome spare = best[last];
+    memmove(&best[pos + 1], &best[pos], sizeof *best * (size_t)(last - pos));
+    best[pos] = spare;
+    genome_copy(&best[pos], g, N);
+    if (*n < cap)
+        (*n)++;
+}
+
+/* Keep g among the child's MA_KID_BEST best distinct evaluated genomes. */
+static void kid_keep(kid_ctx *k, const genome *g)
+{
+    keep_best(k->best, &k->nbest, MA_KID_BEST, g, k->s->pr->N);
+}
+
 /* Decode and estimate, unless the canonical genome was estimated before:
  * then only its split is decoded, by the rule that won (genome.split). */
 void ma_eval_genome(void *vctx, genome *g)
@@ -129,16 +159,23 @@ void ma_eval_genome(void *vctx, genome *g)
     if (x.st == 1) {
         g->est = x.m;
         g->fit = objective_value(&s->obj, &g->est);
+        kid_keep(k, g);
     }
 }
 
+static void elite_offer(search *s, const genome *g);
+
 /* After a parallel step: the children's new estimates join the cache in
- * child order and count as evaluations. */
+ * child order and count as evaluations, and the best genomes each child
+ * evaluated are offered to the elite (in child order: deterministic). */
 int ma_merge_fresh(search *s, int n)
 {
     int rc = 0;
     for (int i = 0; i < n; i++) {
         kid_ctx *k = &s->kc[i];
+        for (int b = 0; b < k->nbest; b++)
+            elite_offer(s, &k->best[b]);
+        k->nbest = 0;
         for (int f = 0; f < k->nfresh; f++) {
             if (!cache_find(&s->cache, k->fresh[f].k1, k->fresh[f].k2))
                 s->evals++;
@@ -171,27 +208,10 @@ static unsigned long stream_seed(uint64_t seed, int gen, int idx)
 
 /* --- the elite: finalists come from here ---------------------------------------------- */
 
-/* Keep g if it is among the MA_ELITE best distinct genomes seen (stable:
- * an equal fitness goes after the ones already kept). */
+/* Keep g if it is among the MA_ELITE best distinct genomes seen. */
 static void elite_offer(search *s, const genome *g)
 {
-    if (g->status != 1 || !isfinite(g->fit))
-        return;
-    for (int i = 0; i < s->nelite; i++)
-        if (genome_same(&s->elite[i], g))
-            return;
-    int pos = s->nelite;
-    while (pos > 0 && g->fit < s->elite[pos - 1].fit)
-        pos--;
-    if (pos >= MA_ELITE)
-        return;
-    genome spare = s->elite[s->nelite < MA_ELITE ? s->nelite : MA_ELITE - 1];
-    int last = s->nelite < MA_ELITE ? s->nelite : MA_ELITE - 1;
-    memmove(&s->elite[pos + 1], &s->elite[pos], sizeof *s->elite * (size_t)(last - pos));
-    s->elite[pos] = spare;
-    genome_copy(&s->elite[pos], g, s->pr->N);
-    if (s->nelite < MA_ELITE)
-        s->nelite++;
+    keep_best(s->elite, &s->nelite, MA_ELITE, g, s->pr->N);
 }
 
 /* The objective changed: re-score and re-sort (insertion sort, stable). */
@@ -545,8 +565,11 @@ void ma_search_free(search *s)
     for (int i = 0; i < s->lambda && s->rng; i++)
         if (s->rng[i])
             gsl_rng_free(s->rng[i]);
-    for (int i = 0; i < s->lambda && s->kc; i++)
+    for (int i = 0; i < s->lambda && s->kc; i++) {
         free(s->kc[i].fresh);
+        for (int b = 0; b < MA_KID_BEST; b++)
+            genome_free(&s->kc[i].best[b]);
+    }
     free(s->kc);
     free(s->cache.tab);
     for (int i = 0; i < MA_ELITE && s->elite; i++)
@@ -599,6 +622,8 @@ int ma_search_init(search *s, const enc_problem *pr, const planner_opts *o,
         bad |= genome_alloc(&s->kids[i], pr->N);
         bad |= genome_alloc(&s->scratch[2 * i], pr->N);
         bad |= genome_alloc(&s->scratch[2 * i + 1], pr->N);
+        for (int b = 0; b < MA_KID_BEST; b++)
+            bad |= genome_alloc(&s->kc[i].best[b], pr->N);
         s->rng[i] = gsl_rng_alloc(gsl_rng_mt19937);
         bad |= !s->rng[i];
     }

@@ -29,6 +29,8 @@
 #define MA_ELITE 48        /* best distinct genomes kept for the finalists */
 #define MA_VARIANTS 16     /* best of them whose other splits and widest grids are finalists */
 #define MA_ARCHIVE 64
+#define MA_MAIN_SHARE 0.4  /* budget mode, objectives time, energy, carbon, cost: the full
+                              search's share; the four ablation searches share the rest */
 
 /* Estimates already made, keyed by the canonical genome's two hashes.
  * Only merged into between generations (in child order), so the parallel
@@ -47,11 +49,17 @@ typedef struct eval_cache {
 
 struct search;
 
-/* One child's evaluation context: its new estimates wait here for the merge. */
+/* One child's evaluation context: its new estimates wait here for the merge,
+ * and so do the best genomes it evaluated (local search tries many
+ * neighbours and keeps one: the others can still be the finalist that
+ * replays best, so they are offered to the elite too). */
+#define MA_KID_BEST 4
 typedef struct kid_ctx {
     struct search *s;
     cache_entry *fresh;
     int nfresh, capfresh;
+    genome best[MA_KID_BEST];       /* sorted by fit, distinct; allocated with the search */
+    int nbest;
 } kid_ctx;
 
 typedef struct search {
@@ -112,5 +120,13 @@ void ma_fill_stats(const search *s, const enc_final *f, planner_stats *st);
 int ma_prepare(const topology *t, const job *j, const memetic_cfg *cfg, const char *objtext,
     enc_problem *pr, objective *obj, genome *ref, gt_err *e);
 int ma_run_phase(search *s, budget b);
+/* Whether planner cfg runs the ablations' searches as finalists (the full
+ * planner, objectives time, energy, carbon, cost), and running them: each
+ * ablation's search (CONFIGS of memetic.c, c's seed plans, o's options; with
+ * a time budget its share), whose plan replaces *out when it replays
+ * better. -1 only when out of memory. */
+bool ma_runs_ablations(const memetic_cfg *cfg, const planner_opts *o);
+int ma_ablation_finalists(const topology *t, const job *j, const planner_opts *o,
+                          const memetic_cfg *c, plan *out, planner_stats *st);
 
 #endif
