@@ -257,6 +257,9 @@ static void build_job(const val_row *r, job *j)
     j->precision = pk;
     j->precision_bytes = precision_act_bytes(pk);
     j->fused_attention = strcmp(r->attention, "unfused") != 0;
+    j->attn_impl = !strcmp(r->attention, "flash2")   ? ATTN_FLASH2
+                   : !strcmp(r->attention, "triton") ? ATTN_TRITON
+                                                     : ATTN_DEFAULT;
     j->sequence_parallel = r->sequence_parallel != 0;
     j->tp_comm_overlap = r->tp_comm_overlap != 0;
 }
