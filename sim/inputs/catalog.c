@@ -44,14 +44,16 @@ static const char *kern_names[] = {"arch",     "sms",     "tflops_fp8", "tflops_
                                    "link_lat_us", "link_eff", "k_sat"};
 #define NKERN ((int)(sizeof kern_names / sizeof *kern_names))
 
-/* Optional fused-attention columns, each absent or empty = 0 (no measurement). */
+/* Optional measured-efficiency columns (fused attention, fp8 GEMMs), each
+ * absent or empty = 0 (no measurement). */
 static const char *attn_names[] = {"attn_fwd_eff", "attn_bwd_eff", "fa2_fwd_eff",
-                                   "fa2_bwd_eff"};
+                                   "fa2_bwd_eff", "gemm_eff_fp8"};
 #define NATTN ((int)(sizeof attn_names / sizeof *attn_names))
 
 static int read_attn_cols(csv_reader *r, const int *ac, gpu_type *g, gt_err *e)
 {
-    double *f[] = {&g->attn_fwd_eff, &g->attn_bwd_eff, &g->fa2_fwd_eff, &g->fa2_bwd_eff};
+    double *f[] = {&g->attn_fwd_eff, &g->attn_bwd_eff, &g->fa2_fwd_eff, &g->fa2_bwd_eff,
+                   &g->gemm_eff_fp8};
     for (int i = 0; i < NATTN; i++)
         if (ac[i] >= 0 && *csv_get(r, ac[i]) && csv_double(r, ac[i], 0.01, 1, 0, 0, f[i], e))
             return -1;

@@ -38,6 +38,7 @@ typedef struct gpu_type {
      * default fused kernel (attn_*) and FlashAttention-2 (fa2_*). */
     double attn_fwd_eff, attn_bwd_eff;
     double fa2_fwd_eff, fa2_bwd_eff;
+    double gemm_eff_fp8;    /* gemm_eff of fp8 GEMMs (optional; 0 = gemm_eff) */
 } gpu_type;
 
 typedef struct gpu_catalog {

@@ -87,10 +87,21 @@ static double gemm_bytes(const job *j, const gpu_type *g)
  * gradient (T x N) x (N x K) and the weight gradient (K x T) x (T x N).
  * Under fp8 each GEMM's activation input is cast first (read e, write 1
  * byte per element, one kernel; Transformer Engine style). */
+/* The peak a linear layer's GEMMs scale by gemm_eff: fp8 GEMMs reach a
+ * smaller share of their peak than 16-bit ones where the catalog measures it
+ * (gemm_eff_fp8), expressed as the fp8 peak x gemm_eff_fp8 / gemm_eff. */
+static double linear_peak(const job *j, const gpu_type *g)
+{
+    double pk = kern_peak(g, j->precision);
+    if (runs_fp8(j, g) && g->gemm_eff_fp8 > 0)
+        pk *= g->gemm_eff_fp8 / g->gemm_eff;
+    return pk;
+}
+
 static void linear(const job *j, const gpu_type *g, double T, double N, double K, int bwd,
                    kern_time *o)
 {
-    double pk = kern_peak(g, j->precision), eb = gemm_bytes(j, g);
+    double pk = linear_peak(j, g), eb = gemm_bytes(j, g);
     if (!bwd) {
         o->gemm_s += kern_gemm_s(g, pk, eb, T, N, K, 1);
         o->kernels += 1;

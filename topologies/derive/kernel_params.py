@@ -54,6 +54,14 @@ ATTN_SAME = ("the same fractions of this part's own peak are ASSUMED as for the 
 ATTN_MEASURED_ON = {"hopper": ("h100_sxm",), "ampere": ("a100_sxm_80gb", "a100_sxm_40gb"),
                     "blackwell": ("b200",)}
 
+# fp8 GEMMs: measured large-GEMM share of the fp8 dense peak, where a public measurement
+# exists (empty = gemm_eff).
+GEMM_FP8 = {
+    "hopper": (0.709, "fp8 GEMMs: measured 1404 TFLOP/s of 1978.9 = 70.9 % on an H800 SXM (the "
+                      "H100 SXM compute die) for a 4096 x 7168 x 16384 FP8 GEMM with 128 x 128 "
+                      "block tiles (deepseek-ai/DeepGEMM pull request 73, base column)"),
+}
+
 MEM_EFF_HBM = (0.85, "mem_eff ASSUMED 0.85: stream benchmarks (BabelStream) reach 80-90 % of "
                      "peak HBM bandwidth on V100/A100/H100; the middle is used")
 MEM_EFF_GDDR = (0.80, "mem_eff ASSUMED 0.80: GDDR parts reach a little less of their peak in "
@@ -212,5 +220,9 @@ def kernel_cols(g, fmt, num):
         attn = [fmt(af), fmt(ab), fmt(ff) if ff else "", fmt(fb) if fb else ""]
         on = ATTN_MEASURED_ON[arch]
         parts.append(awhy if gid in on else awhy + "; " + ATTN_SAME)
+    fp8eff = ""
+    if arch in GEMM_FP8 and fp8:
+        fp8eff = fmt(GEMM_FP8[arch][0])
+        parts.append(GEMM_FP8[arch][1] + ("" if gid == "h100_sxm" else "; " + ATTN_SAME))
     return [arch, str(sms), fmt(fp8), fmt(tf32), fmt(fp32), fmt(geff), fmt(meff), fmt(kus),
-            fmt(lat), fmt(leff), fmt(FIT_K_SAT[arch])] + attn + ["; ".join(parts)]
+            fmt(lat), fmt(leff), fmt(FIT_K_SAT[arch])] + attn + [fp8eff, "; ".join(parts)]
