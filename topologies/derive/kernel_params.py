@@ -16,15 +16,15 @@ below holds the fitted values and names the rows they were fitted on.
 MAMF = ("measured large-GEMM efficiency: Bekman ml-engineering 'Maximum Achievable Matmul "
         "FLOPS comparison table' (BF16 matmul via mamf-finder.py)")
 
-# Fitted per architecture by `geotrain validate --fit` (grid 0..4096) on the rows with
+# Fitted per architecture by `geotrain validate --fit` (grid 0..6144) on the rows with
 # role=fit only: the Megatron-LM / NeMo sources KOR, NAR, MEG20, NEMO2407, NEMOL (43 rows:
 # A100, V100, H100). llm-foundry (LLMF), Megatron-Core H100 (MH100) and Megatron-Bridge
 # (MB2511) rows are held out (docs/validation.md).
-FIT_K_SAT = {"volta": 256, "turing": 128, "ampere": 1024, "ada": 128, "hopper": 2048,
+FIT_K_SAT = {"volta": 256, "turing": 128, "ampere": 768, "ada": 128, "hopper": 2560,
              "blackwell": 128, "cdna2": 128, "cdna3": 128}
 FIT_WHY = ("k_sat FITTED per architecture by geotrain validate --fit on the role=fit rows "
-           "(Megatron-LM / NeMo sources KOR NAR MEG20 NEMO2407 NEMOL: volta 256; ampere 1024; "
-           "hopper 2048); architectures without fitting rows keep the prior 128 (two K-steps "
+           "(Megatron-LM / NeMo sources KOR NAR MEG20 NEMO2407 NEMOL: volta 256; ampere 768; "
+           "hopper 2560; refitted with the fused-attention and fp8-GEMM measurements); architectures without fitting rows keep the prior 128 (two K-steps "
            "of a 64-deep pipelined CUTLASS mainloop); see docs/validation.md")
 
 # Fused causal attention: fraction of the 16-bit dense peak at s = 8192, d = 128 (FLOPs
