@@ -134,6 +134,16 @@ static void test_cli_json_and_bad_input(void **state)
     assert_int_equal(r.status, 1);
     assert_non_null(strstr(r.err, ":2:"));
     tu_run_free(&r);
+    /* an unknown attention kernel is refused, naming the row and the column */
+    write_rows(path, sizeof path,
+               "T-att,test,h100_sxm,8,8,3200,m,8,2048,16,16,8192,32000,2048,0,1,1,1,8,1,1,8,"
+               "1,1f1b,none,after_backward,0,bf16,0,full,0,bf16,flash9,iteration_s,1,1,holdout,,"
+               "\n");
+    assert_int_equal(tu_geotrain(&r, "validate", "--runs", path, NULL), 0);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "T-att"));
+    assert_non_null(strstr(r.err, "'attention'"));
+    tu_run_free(&r);
     unlink(path);
 }
 

@@ -79,6 +79,10 @@ static int read_row(csv_reader *c, const int *sc, const int *ic, const int *dc, 
         return gt_fail(e, "%s:%d: row %s: tp/pp/dp/vp/micro_batch must be >= 1, tp <= node_gpus "
                           "and <= %d, measured_iteration_s > 0", c->path, c->line, r->id,
                        PLAN_MAX_TP);
+    if (need && strcmp(r->attention, "fused") && strcmp(r->attention, "flash2") &&
+        strcmp(r->attention, "triton") && strcmp(r->attention, "unfused"))
+        return gt_fail(e, "%s:%d: row %s: column 'attention': expected fused, flash2, triton or "
+                          "unfused, got '%s'", c->path, c->line, r->id, r->attention);
     return 0;
 }
 
