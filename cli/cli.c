@@ -21,7 +21,9 @@ const char CLI_JOB_HELP[] =
     "  --recompute none|full|selective  activation recomputation (default none;\n"
     "                         selective redoes the attention core in backward)\n"
     "  --precision P          bf16 (default), fp16, fp8, tf32 or fp32: the GEMMs' peak\n"
-    "  --attention fused|unfused  FlashAttention-style kernel (default) or not\n"
+    "  --attention fused|flash2|triton|unfused  the architecture's fused attention\n"
+    "                         kernel (default), FlashAttention-2, the Triton\n"
+    "                         FlashAttention kernel, or unfused softmax\n"
     "  --sequence-parallel    Megatron sequence parallelism inside a TP group\n"
     "  --opt-bytes N          bytes per parameter of training state, >= 4 (2 weights +\n"
     "                         2 gradients + optimizer state; default 16)\n"
@@ -189,11 +191,16 @@ static int cli_parse_kernel_opt(cli_common *c, int argc, char **argv, int *i)
     if (!strcmp(a, "--attention")) {
         if (cli_value(c->cmd, argc, argv, i, &v))
             return -1;
-        if (strcmp(v, "fused") && strcmp(v, "unfused")) {
-            cli_usage_error(c->cmd, "--attention expects fused or unfused, got '%s'", v);
+        static const char *const kinds[] = {"unfused", "fused", "flash2", "triton"};
+        c->attention = -1;
+        for (int k = 0; k < 4; k++)
+            if (!strcmp(v, kinds[k]))
+                c->attention = k;
+        if (c->attention < 0) {
+            cli_usage_error(c->cmd, "--attention expects fused, flash2, triton or unfused, "
+                                    "got '%s'", v);
             return -1;
         }
-        c->attention = !strcmp(v, "fused");
         return 1;
     }
     return 0;
@@ -288,8 +295,10 @@ int cli_load_job(cli_common *c, job *j, gt_err *e)
         j->precision = (precision_kind)c->precision;
         j->precision_bytes = precision_act_bytes(j->precision);
     }
-    if (c->attention >= 0)
-        j->fused_attention = c->attention == 1;
+    if (c->attention >= 0) {
+        j->fused_attention = c->attention >= 1;
+        j->attn_impl = c->attention >= 2 ? (attn_impl_kind)(c->attention - 1) : ATTN_DEFAULT;
+    }
     j->sequence_parallel = c->sequence_parallel == 1;
     if (c->opt_bytes > 0)
         j->opt_bytes_per_param = c->opt_bytes;

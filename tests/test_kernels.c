@@ -219,6 +219,35 @@ static void test_precision_peaks(void **state)
     assert_int_equal(precision_act_bytes(PREC_FP32), 4);
 }
 
+/* fp8 linears run at gemm_eff_fp8 where the catalog has it: a compute-bound
+ * layer's GEMM time scales by gemm_eff / gemm_eff_fp8; without the column it
+ * is the 16-bit efficiency at the fp8 peak. */
+static void test_fp8_gemm_efficiency(void **state)
+{
+    (void)state;
+    gpu_type g = h100();
+    g.k_sat = 0;
+    model_spec m = {.layers = 1, .hidden = 8192, .heads = 64, .kv_heads = 64, .ffn = 32768,
+                    .vocab = 32000, .seq_len = 4096};
+    job j;
+    job_defaults(&j, &m);
+    j.precision = PREC_FP8;
+    kern_time a, b;
+    kern_layer(&j, &g, 1, 4, 0, &a);
+    g.gemm_eff_fp8 = 0.7;
+    kern_layer(&j, &g, 1, 4, 0, &b);
+    /* the attention core (16-bit, not fp8) is in gemm_s too: remove it */
+    kern_time at = {0};
+    kern_attention(&j, &g, 1, 4, 0, &at);
+    assert_true(rel_diff((b.gemm_s - at.gemm_s) / (a.gemm_s - at.gemm_s), 0.8 / 0.7) < 1e-9);
+    assert_true(rel_diff(b.mem_s, a.mem_s) < 1e-15); /* casts and elementwise unchanged */
+    j.precision = PREC_BF16; /* a 16-bit job ignores the column */
+    kern_layer(&j, &g, 1, 4, 0, &b);
+    g.gemm_eff_fp8 = 0;
+    kern_layer(&j, &g, 1, 4, 0, &a);
+    assert_true(a.gemm_s == b.gemm_s);
+}
+
 /* A type without kernel data: the stage time is the constant-efficiency
  * closed form FLOPs / (peak x efficiency) + the bandwidth-only ring. */
 static void test_fallback_without_kernel_data(void **state)
@@ -284,6 +313,7 @@ int main(void)
         cmocka_unit_test(test_tp_collectives_closed_form),
         cmocka_unit_test(test_tp_comm_overlap_closed_form),
         cmocka_unit_test(test_precision_peaks),
+        cmocka_unit_test(test_fp8_gemm_efficiency),
         cmocka_unit_test(test_fallback_without_kernel_data),
         cmocka_unit_test(test_recompute_adds_forward),
         cmocka_unit_test(test_catalog_kernel_columns),

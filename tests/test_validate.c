@@ -135,6 +135,16 @@ static void test_cli_json_and_bad_input(void **state)
     assert_int_equal(r.status, 1);
     assert_non_null(strstr(r.err, ":2:"));
     tu_run_free(&r);
+    /* an unknown attention kernel is refused, naming the row and the column */
+    write_rows(path, sizeof path,
+               "T-att,test,h100_sxm,8,8,3200,m,8,2048,16,16,8192,32000,2048,0,1,1,1,8,1,1,8,"
+               "1,1f1b,none,after_backward,0,bf16,0,full,0,bf16,flash9,iteration_s,1,1,holdout,,"
+               "\n");
+    assert_int_equal(tu_geotrain(&r, "validate", "--runs", path, NULL), 0);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "T-att"));
+    assert_non_null(strstr(r.err, "'attention'"));
+    tu_run_free(&r);
     unlink(path);
 }
 
@@ -205,13 +215,13 @@ static val_row tiny_row(const char *shard, const char *sync, double bucket, cons
 
 /* Simulated ns of a row built with `replicas` replicas; its case in *t, *j
  * (freed here except j, which holds no allocation). */
-static int64_t sim_ns(const val_row *r, const gpu_catalog *cat, int replicas, job *j,
-                      double *link_bw, double *opt_ns_full_share)
+static int64_t sim_ns_k(const val_row *r, const gpu_catalog *cat, double k_sat, int replicas,
+                        job *j, double *link_bw, double *opt_ns_full_share)
 {
     topology t;
     plan p;
     gt_err e;
-    if (val_build(r, cat, -1, replicas, &t, j, &p, &e))
+    if (val_build(r, cat, k_sat, replicas, &t, j, &p, &e))
         fail_msg("%s", e.msg);
     sim_options o;
     sim_options_default(&o);
@@ -229,6 +239,13 @@ static int64_t sim_ns(const val_row *r, const gpu_catalog *cat, int replicas, jo
     plan_free(&p);
     topo_free(&t);
     return (int64_t)llround(res.iteration_s * 1e9);
+}
+
+/* The same with the catalog's k_sat. */
+static int64_t sim_ns(const val_row *r, const gpu_catalog *cat, int replicas, job *j,
+                      double *link_bw, double *opt_ns_full_share)
+{
+    return sim_ns_k(r, cat, -1, replicas, j, link_bw, opt_ns_full_share);
 }
 
 /* One flush of one microbatch through the row's single stage: fwd + bwd. */
@@ -300,15 +317,27 @@ static void test_replica_reduction_bounded(void **state)
     (void)state;
     const gpu_catalog *cat = &CAT;
     /* 32 replicas on 4 nodes, overlapped per-layer buckets, replayed with all
-     * 32 and with 16 (2 nodes, NIC rate and latency rescaled) */
+     * 32 and with 16 (2 nodes, NIC rate and latency rescaled). The model is
+     * an 8-layer one (a ring step of the reduced replay, ~10 us of latency,
+     * is then ~0.1 % of the iteration: on a 2 ms toy the exposed tail's
+     * quantisation to whole reduced steps alone moves the result by +-2 %,
+     * whatever the approximation), at several GEMM speeds (k_sat) so the
+     * bound does not hold by the chance alignment of one. */
     static const char *const shard[] = {"none", "none", "fsdp"};
     static const char *const sync[] = {"after_backward", "overlap", "overlap"};
-    for (int k = 0; k < 3; k++) {
+    static const double ksat[] = {0, 768, 1536, 3072};
+    for (int q = 0; q < 12; q++) {
+        int k = q % 3;
         val_row r = tiny_row(shard[k], sync[k], 1, "bf16", 32, 64);
+        r.layers = 8;
+        r.hidden = 1024;
+        r.heads = r.kv_heads = 16;
+        r.ffn = 4096;
+        r.seq = 1024;
         job j;
         double opt_full;
-        int64_t full = sim_ns(&r, cat, 32, &j, NULL, &opt_full);
-        int64_t red = sim_ns(&r, cat, 16, &j, NULL, NULL);
+        int64_t full = sim_ns_k(&r, cat, ksat[q / 3], 32, &j, NULL, &opt_full);
+        int64_t red = sim_ns_k(&r, cat, ksat[q / 3], 16, &j, NULL, NULL);
         /* one all-reduce after the backward: the same time up to ns
          * rounding of the ring steps. Overlapped buckets share the links
          * with each other in fewer, longer steps, and under sharding each
@@ -316,8 +345,9 @@ static void test_replica_reduction_bounded(void **state)
          * state (cost_optimizer_ns is linear): bounded at 0.5 % of the
          * iteration beyond that share */
         double bound = k == 2 ? opt_full / 16 - opt_full / 32 : 0;
-        printf("  %s %s: 32 replicas %lld ns, 16 replicas %lld ns (%+.3f %%), optimizer share "
-               "%.0f ns\n", shard[k], sync[k], (long long)full, (long long)red,
+        printf("  %s %s k_sat %.0f: 32 replicas %lld ns, 16 replicas %lld ns (%+.3f %%), "
+               "optimizer share %.0f ns\n", shard[k], sync[k], ksat[q / 3], (long long)full,
+               (long long)red,
                100.0 * (double)(red - full) / (double)full, bound);
         if (k == 0)
             assert_true(llabs(red - full) <= 2 * 31 * 2); /* <= 2 ns per ring step */

@@ -70,6 +70,12 @@ NAMED_WHY = ("model dims not in the source table: taken from the published confi
 FIT_SOURCES = {"KOR", "NAR", "MEG20", "NEMO2407", "NEMOL"}
 # Sources never to be used (held-out checks of the issue): none of them is in the input.
 UNFUSED_SOURCES = {"KOR", "NAR", "MEG20", "MEG19", "MEG21JAN"}  # Megatron-LM before 2022
+# Sources whose fused attention is the Triton FlashAttention kernel rather than the
+# architecture's default fused kernel: llm-foundry's benchmark table (commit 5e85bd62,
+# scripts/train/benchmarking/submit_benchmarks.py) defaults to attn_impl 'triton', which
+# llmfoundry/models/layers/attention.py runs as HazyResearch's flash_attn_triton (the
+# FlashAttention-1 algorithm in Triton, triton-pre-mlir).
+TRITON_SOURCES = {"LLMF"}
 # Sources that ran Megatron-Core / NeMo with the distributed optimizer and overlapped
 # gradient reduce-scatter / parameter all-gather (docs/validation.md, "data-parallel options").
 MCORE_SOURCES = {"MH100", "NEMO2407", "NEMOL", "MB2511"}
@@ -223,7 +229,8 @@ def derive(rows):
         text = row["schedule"] + " " + row["notes"]
         prec = "fp8" if re.search(r"fp8|FP8", text) else ("fp16" if gid.startswith("v100") or
                                                           "fp16" in row["notes"] else "bf16")
-        attention = "unfused" if src in UNFUSED_SOURCES else "fused"
+        attention = ("unfused" if src in UNFUSED_SOURCES else
+                     "triton" if src in TRITON_SOURCES else "fused")
         shard, gsync, bucket, gdtype, dwhy = dp_options(src, row["schedule"], prec, dp)
         why.append(dwhy)
         # Megatron-Core's TP communication overlap, where the source names the flag
@@ -264,6 +271,9 @@ def derive(rows):
         why.append(nwhy)
         if attention == "unfused":
             why.append("unfused attention (Megatron-LM before FlashAttention)")
+        elif attention == "triton":
+            why.append("Triton FlashAttention kernel (llm-foundry attn_impl triton at the "
+                       "table's commit 5e85bd62)")
         out.append([rid, row["source"], gid, str(n), str(node_gpus), str(nic), row["model"],
                     *(fmt(dims[k]) for k in ("layers", "hidden", "heads")), fmt(kv),
                     *(fmt(dims[k]) for k in ("ffn", "vocab", "seq")),

@@ -44,6 +44,22 @@ static const char *kern_names[] = {"arch",     "sms",     "tflops_fp8", "tflops_
                                    "link_lat_us", "link_eff", "k_sat"};
 #define NKERN ((int)(sizeof kern_names / sizeof *kern_names))
 
+/* Optional measured-efficiency columns (fused attention, fp8 GEMMs), each
+ * absent or empty = 0 (no measurement). */
+static const char *attn_names[] = {"attn_fwd_eff", "attn_bwd_eff", "fa2_fwd_eff",
+                                   "fa2_bwd_eff", "gemm_eff_fp8"};
+#define NATTN ((int)(sizeof attn_names / sizeof *attn_names))
+
+static int read_attn_cols(csv_reader *r, const int *ac, gpu_type *g, gt_err *e)
+{
+    double *f[] = {&g->attn_fwd_eff, &g->attn_bwd_eff, &g->fa2_fwd_eff, &g->fa2_bwd_eff,
+                   &g->gemm_eff_fp8};
+    for (int i = 0; i < NATTN; i++)
+        if (ac[i] >= 0 && *csv_get(r, ac[i]) && csv_double(r, ac[i], 0.01, 1, 0, 0, f[i], e))
+            return -1;
+    return 0;
+}
+
 static int read_kernel_cols(csv_reader *r, const int *kc, gpu_type *g, gt_err *e)
 {
     if (kc[0] < 0 || !*csv_get(r, kc[0]))
@@ -73,7 +89,7 @@ static int read_kernel_cols(csv_reader *r, const int *kc, gpu_type *g, gt_err *e
     g->link_lat_s = v[8] * 1e-6;
     g->link_eff = v[9];
     g->k_sat = v[10];
-    return 0;
+    return read_attn_cols(r, kc + NKERN, g, e);
 }
 
 int gpu_catalog_load(gpu_catalog *c, const char *path, gt_err *e)
@@ -84,12 +100,14 @@ int gpu_catalog_load(gpu_catalog *c, const char *path, gt_err *e)
     csv_reader r;
     if (csv_open(&r, path, e))
         return -1;
-    int col[9], kc[NKERN];
+    int col[9], kc[NKERN + NATTN];
     for (int i = 0; i < 9; i++)
         if ((col[i] = csv_col(&r, names[i], 1, e)) < 0)
             goto fail;
     for (int i = 0; i < NKERN; i++)
         kc[i] = csv_col(&r, kern_names[i], 0, e);
+    for (int i = 0; i < NATTN; i++)
+        kc[NKERN + i] = csv_col(&r, attn_names[i], 0, e);
     int cap = 0, got;
     while ((got = csv_next(&r, e)) == 1) {
         if (c->n == cap) {

@@ -32,6 +32,13 @@ typedef struct gpu_type {
     double link_lat_s;      /* per step of an intra-node ring collective */
     double link_eff;        /* fraction of link_bw a collective reaches (bus bw) */
     double k_sat;           /* GEMM saturation: efficiency x K / (K + k_sat) */
+    /* Fused attention (sim/models/flash_attn.c); optional columns, 0 = no measurement
+     * (the attention core is then priced as GEMMs). Fraction of the 16-bit peak a
+     * causal d = 128, s = 8192 attention reaches, forward / backward: the architecture's
+     * default fused kernel (attn_*) and FlashAttention-2 (fa2_*). */
+    double attn_fwd_eff, attn_bwd_eff;
+    double fa2_fwd_eff, fa2_bwd_eff;
+    double gemm_eff_fp8;    /* gemm_eff of fp8 GEMMs (optional; 0 = gemm_eff) */
 } gpu_type;
 
 typedef struct gpu_catalog {

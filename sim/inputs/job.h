@@ -19,6 +19,11 @@ int precision_parse(const char *s, precision_kind *out);
 /* Bytes of one activation element under precision p (2 or 4). */
 int precision_act_bytes(precision_kind p);
 
+/* The fused attention kernel: the architecture's default (cuDNN / FlashAttention-3
+ * class on Hopper, FlashAttention-2 on Ampere), FlashAttention-2, or the Triton
+ * FlashAttention kernel (FlashAttention-1 class). */
+typedef enum { ATTN_DEFAULT = 0, ATTN_FLASH2, ATTN_TRITON } attn_impl_kind;
+
 typedef struct job {
     model_spec model;
     int batch;              /* global batch B, sequences */
@@ -27,6 +32,7 @@ typedef struct job {
     int precision_bytes;    /* 2 for bf16/fp16/fp8, 4 for tf32/fp32 */
     precision_kind precision;   /* GEMM arithmetic (default bf16) */
     bool fused_attention;   /* FlashAttention-style kernel (default) or unfused softmax */
+    attn_impl_kind attn_impl; /* which fused kernel (sim/models/flash_attn.c) */
     bool sequence_parallel; /* Megatron SP: norms/dropout split over TP, RS + AG */
     bool recompute_attention; /* selective recompute: attention core redone in backward */
     bool tp_comm_overlap;   /* Megatron-Core --tp-comm-overlap: with sequence parallelism,

@@ -9,6 +9,8 @@
  * GPU unless sequence parallelism splits them along the sequence. */
 #include "sim/models/kernels.h"
 
+#include "sim/models/flash_attn.h"
+
 #include <math.h>
 
 int kern_has_model(const gpu_type *g)
@@ -85,10 +87,21 @@ static double gemm_bytes(const job *j, const gpu_type *g)
  * gradient (T x N) x (N x K) and the weight gradient (K x T) x (T x N).
  * Under fp8 each GEMM's activation input is cast first (read e, write 1
  * byte per element, one kernel; Transformer Engine style). */
+/* The peak a linear layer's GEMMs scale by gemm_eff: fp8 GEMMs reach a
+ * smaller share of their peak than 16-bit ones where the catalog measures it
+ * (gemm_eff_fp8), expressed as the fp8 peak x gemm_eff_fp8 / gemm_eff. */
+static double linear_peak(const job *j, const gpu_type *g)
+{
+    double pk = kern_peak(g, j->precision);
+    if (runs_fp8(j, g) && g->gemm_eff_fp8 > 0)
+        pk *= g->gemm_eff_fp8 / g->gemm_eff;
+    return pk;
+}
+
 static void linear(const job *j, const gpu_type *g, double T, double N, double K, int bwd,
                    kern_time *o)
 {
-    double pk = kern_peak(g, j->precision), eb = gemm_bytes(j, g);
+    double pk = linear_peak(j, g), eb = gemm_bytes(j, g);
     if (!bwd) {
         o->gemm_s += kern_gemm_s(g, pk, eb, T, N, K, 1);
         o->kernels += 1;
@@ -110,8 +123,17 @@ void kern_attention(const job *j, const gpu_type *g, int tp, int b, int bwd, ker
     double batch = (double)b * m->heads / tp; /* heads of this GPU, times sequences */
     double pk = kern_peak(g, j->precision < PREC_TF32 ? PREC_BF16 : j->precision);
     double T = (double)b * s, width = (double)m->hidden / tp;
+    if (j->fused_attention && flash_has_data(g, j->attn_impl, bwd)) {
+        /* a fused kernel with a measured efficiency on this architecture:
+         * priced by its own work structure (sim/models/flash_attn.c) */
+        double bytes = (bwd ? 8.0 : 4.0) * T * width * e; /* Q,K,V,O (+dO,dQ,dK,dV) */
+        o->gemm_s += flash_attn_s(g, pk, s, d, batch, bwd, j->attn_impl, bytes);
+        o->kernels += bwd ? 2 : 1;
+        return;
+    }
     if (j->fused_attention) {
-        /* FlashAttention (causal): each query tile loops over the key
+        /* no measurement for this type: FlashAttention (causal) as GEMMs:
+         * each query tile loops over the key
          * blocks, so both products run as s x d outputs with a K loop of
          * length s (QK^T's FLOPs equal PV's); masked blocks are skipped (half
          * the work); backward redoes S and computes dV, dP, dQ, dK: five

@@ -79,6 +79,10 @@ static int read_row(csv_reader *c, const int *sc, const int *ic, const int *dc, 
         return gt_fail(e, "%s:%d: row %s: tp/pp/dp/vp/micro_batch must be >= 1, tp <= node_gpus "
                           "and <= %d, measured_iteration_s > 0", c->path, c->line, r->id,
                        PLAN_MAX_TP);
+    if (need && strcmp(r->attention, "fused") && strcmp(r->attention, "flash2") &&
+        strcmp(r->attention, "triton") && strcmp(r->attention, "unfused"))
+        return gt_fail(e, "%s:%d: row %s: column 'attention': expected fused, flash2, triton or "
+                          "unfused, got '%s'", c->path, c->line, r->id, r->attention);
     return 0;
 }
 
@@ -257,6 +261,9 @@ static void build_job(const val_row *r, job *j)
     j->precision = pk;
     j->precision_bytes = precision_act_bytes(pk);
     j->fused_attention = strcmp(r->attention, "unfused") != 0;
+    j->attn_impl = !strcmp(r->attention, "flash2")   ? ATTN_FLASH2
+                   : !strcmp(r->attention, "triton") ? ATTN_TRITON
+                                                     : ATTN_DEFAULT;
     j->sequence_parallel = r->sequence_parallel != 0;
     j->tp_comm_overlap = r->tp_comm_overlap != 0;
 }

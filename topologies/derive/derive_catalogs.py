@@ -7,7 +7,8 @@ Reads  <shared>/gpus.csv and <shared>/models.csv (the team's reference tables, s
   topologies/gpus.csv    id,name,memory_gib,mem_bw_gbs,tflops,tdp_w,idle_w,efficiency,
                          link_gbs,source,efficiency_source, and the kernel-model columns
                          arch,sms,tflops_fp8,tflops_tf32,tflops_fp32,gemm_eff,mem_eff,
-                         kernel_us,link_lat_us,link_eff,k_sat,kernel_source
+                         kernel_us,link_lat_us,link_eff,k_sat,attn_fwd_eff,attn_bwd_eff,
+                         fa2_fwd_eff,fa2_bwd_eff,gemm_eff_fp8,kernel_source
                          (docs/compute-model.md)
   topologies/models.csv  id,layers,hidden,heads,kv_heads,ffn,vocab,seq_len,gated_mlp,
                          tied_embeddings,bias,norm,learned_pos,params_published,source
@@ -44,7 +45,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 GPU_HEADER = ["id", "name", "memory_gib", "mem_bw_gbs", "tflops", "tdp_w", "idle_w",
               "efficiency", "link_gbs", "source", "efficiency_source",
               "arch", "sms", "tflops_fp8", "tflops_tf32", "tflops_fp32", "gemm_eff", "mem_eff",
-              "kernel_us", "link_lat_us", "link_eff", "k_sat", "kernel_source"]
+              "kernel_us", "link_lat_us", "link_eff", "k_sat", "attn_fwd_eff", "attn_bwd_eff",
+              "fa2_fwd_eff", "fa2_bwd_eff", "gemm_eff_fp8", "kernel_source"]
 
 VADARI = "Vadari 'The Model Parking Tax' arXiv:2605.23918 as quoted in <refdata>/README.md"
 # Context premium of an idle GPU that holds a CUDA context (docs/models.md: idle_w is P0

@@ -16,16 +16,51 @@ below holds the fitted values and names the rows they were fitted on.
 MAMF = ("measured large-GEMM efficiency: Bekman ml-engineering 'Maximum Achievable Matmul "
         "FLOPS comparison table' (BF16 matmul via mamf-finder.py)")
 
-# Fitted per architecture by `geotrain validate --fit` (grid 0..4096) on the rows with
+# Fitted per architecture by `geotrain validate --fit` (grid 0..6144) on the rows with
 # role=fit only: the Megatron-LM / NeMo sources KOR, NAR, MEG20, NEMO2407, NEMOL (43 rows:
 # A100, V100, H100). llm-foundry (LLMF), Megatron-Core H100 (MH100) and Megatron-Bridge
 # (MB2511) rows are held out (docs/validation.md).
-FIT_K_SAT = {"volta": 256, "turing": 128, "ampere": 1024, "ada": 128, "hopper": 2048,
+FIT_K_SAT = {"volta": 256, "turing": 128, "ampere": 768, "ada": 128, "hopper": 2560,
              "blackwell": 128, "cdna2": 128, "cdna3": 128}
 FIT_WHY = ("k_sat FITTED per architecture by geotrain validate --fit on the role=fit rows "
-           "(Megatron-LM / NeMo sources KOR NAR MEG20 NEMO2407 NEMOL: volta 256; ampere 1024; "
-           "hopper 2048); architectures without fitting rows keep the prior 128 (two K-steps "
+           "(Megatron-LM / NeMo sources KOR NAR MEG20 NEMO2407 NEMOL: volta 256; ampere 768; "
+           "hopper 2560; refitted with the fused-attention and fp8-GEMM measurements); architectures without fitting rows keep the prior 128 (two K-steps "
            "of a 64-deep pipelined CUTLASS mainloop); see docs/validation.md")
+
+# Fused causal attention: fraction of the 16-bit dense peak at s = 8192, d = 128 (FLOPs
+# counted as the FlashAttention benchmarks count them: causal = half of 4 s^2 d per head
+# forward, 2.5x backward), forward / backward, for the architecture's default fused kernel
+# (attn_*) and FlashAttention-2 (fa2_*; empty = the default kernel). sim/models/flash_attn.c
+# scales them to other shapes. Architectures not listed keep the GEMM-based estimate.
+_FA2_PAPER = ("Dao 'FlashAttention-2' arXiv:2307.08691 (Sec. 4.1 and abstract: up to 73 % of "
+              "the A100 peak forward and 63 % backward; FA2 is the fused kernel on Ampere, "
+              "FlashAttention-3 is Hopper-only)")
+_H100_FA = ("measured on H100 by flash-attention's benchmark_attn.py, causal d=128 s=8192 "
+            "(Dao-AILab/flash-attention pull request 1791, main branch): FlashAttention-3 "
+            "forward 630.0 / backward 531.6 TFLOP/s, FlashAttention-2 284.1 / 287.1 TFLOP/s, "
+            "of 989.4; the default fused kernel on Hopper (cuDNN via Transformer Engine, "
+            "FlashAttention-3) is taken at the FA3 figures")
+ATTN = {
+    "ampere": (0.73, 0.63, 0.73, 0.63, "attention: " + _FA2_PAPER),
+    "hopper": (0.637, 0.537, 0.287, 0.29, "attention: " + _H100_FA),
+    "blackwell": (0.63, 0.497, None, None,
+                  "attention: measured on B200 by flash-attention's benchmark (FlashAttention-4 "
+                  "CuTe kernels, causal d=128 s=8192, 1-CTA backward; Dao-AILab/"
+                  "flash-attention pull request 2280): forward 1418.1 / backward 1117.9 "
+                  "TFLOP/s of 2250; no FlashAttention-2 figure (the default kernel is used)"),
+}
+ATTN_SAME = ("the same fractions of this part's own peak are ASSUMED as for the measured part "
+             "of its architecture")
+ATTN_MEASURED_ON = {"hopper": ("h100_sxm",), "ampere": ("a100_sxm_80gb", "a100_sxm_40gb"),
+                    "blackwell": ("b200",)}
+
+# fp8 GEMMs: measured large-GEMM share of the fp8 dense peak, where a public measurement
+# exists (empty = gemm_eff).
+GEMM_FP8 = {
+    "hopper": (0.709, "fp8 GEMMs: measured 1404 TFLOP/s of 1978.9 = 70.9 % on an H800 SXM (the "
+                      "H100 SXM compute die) for a 4096 x 7168 x 16384 FP8 GEMM with 128 x 128 "
+                      "block tiles (deepseek-ai/DeepGEMM pull request 73, base column)"),
+}
 
 MEM_EFF_HBM = (0.85, "mem_eff ASSUMED 0.85: stream benchmarks (BabelStream) reach 80-90 % of "
                      "peak HBM bandwidth on V100/A100/H100; the middle is used")
@@ -178,7 +213,16 @@ def kernel_cols(g, fmt, num):
     lat, leff, lwhy = {"nvlink": NVLINK, "pcie": PCIE, "xgmi": XGMI}[linkk]
     # a PCIe-class catalog link (no NVSwitch) uses the PCIe figures whatever the bridge
     kus, kwhy = KERNEL_US
-    why = "; ".join([dsw, "tf32/fp32 from the shared row (datasheet)", gwhy, mwhy, kwhy, lwhy,
-                     FIT_WHY])
+    parts = [dsw, "tf32/fp32 from the shared row (datasheet)", gwhy, mwhy, kwhy, lwhy, FIT_WHY]
+    attn = ["", "", "", ""]
+    if arch in ATTN:
+        af, ab, ff, fb, awhy = ATTN[arch]
+        attn = [fmt(af), fmt(ab), fmt(ff) if ff else "", fmt(fb) if fb else ""]
+        on = ATTN_MEASURED_ON[arch]
+        parts.append(awhy if gid in on else awhy + "; " + ATTN_SAME)
+    fp8eff = ""
+    if arch in GEMM_FP8 and fp8:
+        fp8eff = fmt(GEMM_FP8[arch][0])
+        parts.append(GEMM_FP8[arch][1] + ("" if gid == "h100_sxm" else "; " + ATTN_SAME))
     return [arch, str(sms), fmt(fp8), fmt(tf32), fmt(fp32), fmt(geff), fmt(meff), fmt(kus),
-            fmt(lat), fmt(leff), fmt(FIT_K_SAT[arch]), why]
+            fmt(lat), fmt(leff), fmt(FIT_K_SAT[arch])] + attn + [fp8eff, "; ".join(parts)]
