@@ -10,9 +10,12 @@
  *   - the allocator reserve fitted on the fitting rows reproduces a known
  *     10 % and the held-out error follows from it;
  *   - bad rows fail with file:line:column and the column's name;
- *   - the shipped memory rows and external iteration-time rows all replay. */
+ *   - the shipped memory rows and external iteration-time rows all replay;
+ *   - `geotrain validate` puts the same memory report in its JSON, refuses a
+ *     bad memory file with file:line:column and --external with --runs. */
 #include "testutil.h"
 
+#include <jansson.h>
 #include <math.h>
 
 #include "sim/models/cost.h"
@@ -282,6 +285,49 @@ static void test_shipped_rows_replay(void **state)
     gpu_catalog_free(&cat);
 }
 
+/* The command: its JSON "memory" section is mem_run's report of the shipped
+ * rows (same rows, same fitted reserve); bad input is an input error. */
+static void test_validate_command(void **state)
+{
+    (void)state;
+    tu_run r;
+    assert_int_equal(tu_geotrain(&r, "validate", "--only", "NONE", "--json", "-", NULL), 0);
+    assert_int_equal(r.status, 0);
+    json_error_t je;
+    json_t *doc = json_loads(r.out, 0, &je);
+    assert_non_null(doc);
+    tu_run_free(&r);
+    json_t *mem = json_object_get(doc, "memory");
+    assert_non_null(mem);
+    mem_row *rows;
+    int n;
+    gt_err e;
+    if (mem_load("validation/memory_runs.csv", &rows, &n, &e))
+        fail_msg("%s", e.msg);
+    mem_report rep;
+    assert_int_equal(mem_run(rows, n, &rep, &e), 0);
+    int done = 0;
+    for (int i = 0; i < n; i++)
+        done += rep.res[i].done;
+    assert_int_equal((int)json_array_size(json_object_get(mem, "rows")), done);
+    assert_true(fabs(json_real_value(json_object_get(mem, "reserve")) - rep.reserve) < 1e-12);
+    mem_report_free(&rep);
+    free(rows);
+    json_decref(doc);
+
+    char path[64];
+    write_temp("# a comment line\nid,gpu\nx,y\n", path, sizeof path);
+    assert_int_equal(tu_geotrain(&r, "validate", "--only", "NONE", "--memory", path, NULL), 0);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, path));
+    tu_run_free(&r);
+    unlink(path);
+    assert_int_equal(tu_geotrain(&r, "validate", "--external", "--runs", "validation/runs.csv",
+                                 NULL), 0);
+    assert_int_equal(r.status, 2);
+    tu_run_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -291,6 +337,7 @@ int main(void)
         cmocka_unit_test(test_rows_closed_form_and_reserve),
         cmocka_unit_test(test_bad_rows),
         cmocka_unit_test(test_shipped_rows_replay),
+        cmocka_unit_test(test_validate_command),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
