@@ -236,6 +236,19 @@ static void test_bad_rows(void **state)
     unlink(path);
 }
 
+/* The shipped memory rows and their report; returns the replayed count. */
+static int shipped_report(mem_row **rows, int *n, mem_report *rep)
+{
+    gt_err e;
+    if (mem_load("validation/memory_runs.csv", rows, n, &e))
+        fail_msg("%s", e.msg);
+    assert_int_equal(mem_run(*rows, *n, rep, &e), 0);
+    int done = 0;
+    for (int i = 0; i < *n; i++)
+        done += rep->res[i].done;
+    return done;
+}
+
 /* The shipped rows: every row without a skip reason replays, fitting and
  * held-out rows both exist; the external rows replay through the
  * iteration-time path and none of their sources is in the validation set. */
@@ -244,17 +257,12 @@ static void test_shipped_rows_replay(void **state)
     (void)state;
     mem_row *rows;
     int n;
-    gt_err e;
-    if (mem_load("validation/memory_runs.csv", &rows, &n, &e))
-        fail_msg("%s", e.msg);
     mem_report rep;
-    assert_int_equal(mem_run(rows, n, &rep, &e), 0);
-    int done = 0;
-    for (int i = 0; i < n; i++) {
+    int done = shipped_report(&rows, &n, &rep);
+    gt_err e;
+    for (int i = 0; i < n; i++)
         if (!rows[i].skip[0] && !rep.res[i].done)
             fail_msg("%s: %s", rows[i].id, rep.res[i].why);
-        done += rep.res[i].done;
-    }
     assert_true(done >= 10 && rep.fit.n >= 1 && rep.holdout.n >= 1);
     mem_report_free(&rep);
     free(rows);
@@ -301,14 +309,8 @@ static void test_validate_command(void **state)
     assert_non_null(mem);
     mem_row *rows;
     int n;
-    gt_err e;
-    if (mem_load("validation/memory_runs.csv", &rows, &n, &e))
-        fail_msg("%s", e.msg);
     mem_report rep;
-    assert_int_equal(mem_run(rows, n, &rep, &e), 0);
-    int done = 0;
-    for (int i = 0; i < n; i++)
-        done += rep.res[i].done;
+    int done = shipped_report(&rows, &n, &rep);
     assert_int_equal((int)json_array_size(json_object_get(mem, "rows")), done);
     assert_true(fabs(json_real_value(json_object_get(mem, "reserve")) - rep.reserve) < 1e-12);
     mem_report_free(&rep);
