@@ -12,17 +12,22 @@
 #include "cli/commands.h"
 #include "sim/base/datadir.h"
 #include "sim/validation/validate.h"
+#include "sim/validation/validate_memory.h"
 #include "sim/validation/validate_report.h"
 
 static const char HELP[] =
-    "usage: geotrain validate [--runs FILE] [--json FILE|-] [--csv FILE] [--fit]\n"
-    "                         [--only PREFIX] [--quiet]\n\n"
+    "usage: geotrain validate [--runs FILE | --external] [--memory FILE] [--json FILE|-]\n"
+    "                         [--csv FILE] [--fit] [--only PREFIX] [--quiet]\n\n"
     "Replay every representable row of the validation set (validation/runs.csv,\n"
     "derived from published measured training runs; docs/validation.md) and print\n"
     "measured and simulated iteration time and the relative error per row, the rows\n"
     "skipped with the reason, and mean / median / max |error| per GPU type, for the\n"
-    "fitting and the held-out rows, and overall.\n\n"
+    "fitting and the held-out rows, and overall; then measured vs simulated peak\n"
+    "memory per GPU (validation/memory_runs.csv) with the same statistics.\n\n"
     "  --runs FILE   validation rows (default: the shipped validation/runs.csv)\n"
+    "  --external    replay validation/external_runs.csv instead: published runs outside\n"
+    "                the validation set, never used for fitting (role=ext)\n"
+    "  --memory FILE measured peak-memory rows (default: validation/memory_runs.csv)\n"
     "  --json FILE   the same as JSON (\"-\" = stdout, then without the text report);\n"
     "                key mean_rel_error = overall mean |error|\n"
     "  --csv FILE    one line per row: id,source,gpu,role,measured_s,simulated_s,rel_error,\n"
@@ -35,8 +40,8 @@ static const char HELP[] =
     "  --quiet       no per-row table on stdout\n";
 
 typedef struct opts {
-    const char *runs, *json, *csv, *only;
-    int fit, quiet;
+    const char *runs, *json, *csv, *only, *memory;
+    int fit, quiet, external;
 } opts;
 
 static int parse(int argc, char **argv, opts *o)
@@ -48,6 +53,7 @@ static int parse(int argc, char **argv, opts *o)
                            : !strcmp(a, "--json") ? &o->json
                            : !strcmp(a, "--csv")  ? &o->csv
                            : !strcmp(a, "--only") ? &o->only
+                           : !strcmp(a, "--memory") ? &o->memory
                                                   : NULL;
         if (dst) {
             if (cli_value("validate", argc, argv, &i, dst))
@@ -56,13 +62,33 @@ static int parse(int argc, char **argv, opts *o)
             o->fit = 1;
         else if (!strcmp(a, "--quiet"))
             o->quiet = 1;
+        else if (!strcmp(a, "--external"))
+            o->external = 1;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(HELP, stdout);
             return -1;
         } else
             return cli_usage_error("validate", "unknown argument '%s'", a);
     }
+    if (o->external && o->runs)
+        return cli_usage_error("validate", "--external and --runs both name the rows");
     return 0;
+}
+
+/* The memory rows: --memory FILE, else the shipped file when it is found
+ * (rows of --runs FILE come without one: then no memory section). */
+static int load_memory(const opts *o, int runs_given, char *path, size_t cap, mem_row **rows,
+                       int *n, gt_err *e)
+{
+    *rows = NULL;
+    *n = 0;
+    const char *p = o->memory;
+    if (!p) {
+        if (runs_given || datadir_find_sub("validation", "memory_runs.csv", path, cap))
+            return 0;
+        p = path;
+    }
+    return mem_load(p, rows, n, e);
 }
 
 static void print_table(const val_report *rep)
@@ -142,10 +168,12 @@ int cmd_validate(int argc, char **argv)
     int rc = parse(argc, argv, &o);
     if (rc)
         return rc < 0 ? EXIT_OK : rc;
-    char path[4096];
+    char path[4096], mpath[4096];
+    const char *file = o.external ? "external_runs.csv" : "runs.csv";
+    int runs_given = o.runs != NULL;
     if (!o.runs) {
-        if (datadir_find_sub("validation", "runs.csv", path, sizeof path)) {
-            fprintf(stderr, "error: validation/runs.csv not found (give --runs FILE)\n");
+        if (datadir_find_sub("validation", file, path, sizeof path)) {
+            fprintf(stderr, "error: validation/%s not found (give --runs FILE)\n", file);
             return EXIT_INPUT;
         }
         o.runs = path;
@@ -160,8 +188,16 @@ int cmd_validate(int argc, char **argv)
         gpu_catalog_free(&cat);
         return cli_input_error(&e);
     }
+    mem_row *mrows = NULL;
+    int mn = 0;
+    mem_report mrep = {0};
     val_report rep;
     rc = EXIT_OK;
+    if (!o.external && (load_memory(&o, runs_given, mpath, sizeof mpath, &mrows, &mn, &e) ||
+                        (mrows && mem_run(mrows, mn, &mrep, &e)))) {
+        rc = cli_input_error(&e);
+        goto out;
+    }
     if (val_run(rows, n, &cat, o.only, &rep, &e)) {
         rc = cli_input_error(&e);
         goto out;
@@ -180,11 +216,15 @@ int cmd_validate(int argc, char **argv)
         print_summary(&rep);
         if (o.fit)
             val_fit_print(&fit, stdout);
+        if (mrows)
+            mem_report_print(&mrep, !o.quiet, stdout);
     }
     if (o.csv && atomic_write(o.csv, write_csv, &rep, &e))
         rc = cli_input_error(&e);
     if (o.json && rc == EXIT_OK) {
         json_t *doc = val_report_json(&rep, o.fit ? &fit : NULL);
+        if (doc && mrows)
+            json_object_set_new(doc, "memory", mem_report_json(&mrep));
         if (!doc || atomic_write(o.json, write_json, doc, &e))
             rc = doc ? cli_input_error(&e) : (fprintf(stderr, "error: out of memory\n"), 1);
         json_decref(doc);
@@ -192,6 +232,8 @@ int cmd_validate(int argc, char **argv)
     val_fit_free(&fit);
     val_report_free(&rep);
 out:
+    mem_report_free(&mrep);
+    free(mrows);
     free(rows);
     gpu_catalog_free(&cat);
     return rc;

@@ -235,7 +235,9 @@ static void test_memory_two_stage_1f1b(void **state)
     world w;
     load_ok(&w, ONE_NODE, plan, 4);
     double s = 1024, h = 1024, a = 16, V = 32000, GiB = 1073741824.0;
-    double layer_act = s * h * (34 + 5 * a * s / h);   /* Korthikanti 4.1: 119537664 */
+    /* Korthikanti 4.1 with a fused attention kernel: 34sbh + 4asb (fp32
+     * log-sum-exp instead of the 5as^2b of the scores): 35717120 */
+    double layer_act = s * (34 * h + 4 * a);
     double logits = 4 * s * V;                         /* fp32 logits: 131072000 */
     double p0 = cost_stage_params(&w.j.model, 0, 3), p1 = cost_stage_params(&w.j.model, 4, 7);
     double over = 1.5 * GiB;
@@ -258,11 +260,25 @@ static void test_memory_two_stage_1f1b(void **state)
     assert_true(rel_diff(plan_gpu_memory(&w.p, &w.j, 0),
                          18 * p0 + 4 * 2 * kept + layer_act + over) < 1e-12);
     assert_true(plan_gpu_memory(&w.p, &w.j, 2) == 0);
+    /* unfused attention keeps the scores: sbh(34 + 5as/h) = 119537664 */
+    w.j.grad_bytes = 2;
+    w.j.recompute = RECOMPUTE_NONE;
+    w.j.fused_attention = false;
+    double unfused = s * h * (34 + 5 * a * s / h);
+    assert_true(rel_diff(plan_gpu_memory(&w.p, &w.j, 0), 16 * p0 + 4 * 2 * unfused + over) <
+                1e-12);
+    assert_true(rel_diff(plan_gpu_memory(&w.p, &w.j, 1),
+                         16 * p1 + 4 * 1 * unfused + logits + over) < 1e-12);
+    /* ... and with full recomputation one layer of them is re-created */
+    w.j.recompute = RECOMPUTE_FULL;
+    assert_true(rel_diff(plan_gpu_memory(&w.p, &w.j, 0),
+                         16 * p0 + 4 * 2 * kept + unfused + over) < 1e-12);
     unload(&w);
 }
 
 /* A 2-way tensor-parallel stage (Korthikanti et al. section 4.2, no
  * sequence parallelism): each GPU keeps sbh(10 + 24/t + 5as/(ht)) per layer
+ * (fused attention: 4a/t per token instead of the 5as/t of the scores)
  * and microbatch, and 1/t of the state and of the vocabulary-parallel logits. */
 static void test_memory_tensor_parallel(void **state)
 {
@@ -274,7 +290,8 @@ static void test_memory_tensor_parallel(void **state)
     world w;
     load_ok(&w, ONE_NODE, plan, 4);
     double s = 1024, h = 1024, a = 16, V = 32000, t = 2, over = 1.5 * 1073741824.0;
-    double layer_act = s * h * (10 + 24 / t + 5 * a * s / (h * t)); /* 65011712 */
+    /* fused attention: sb(10h + (24h + 4a)/t) = 23101440 */
+    double layer_act = s * (10 * h + (24 * h + 4 * a) / t);
     double p0 = cost_stage_params(&w.j.model, 0, 3), p1 = cost_stage_params(&w.j.model, 4, 7);
     for (int g = 0; g < 2; g++)
         assert_true(rel_diff(plan_gpu_memory(&w.p, &w.j, g),

@@ -14,6 +14,10 @@
 # Measured: per row measured vs simulated iteration time and relative error;
 # mean / median / max |error| on the fitting rows, the held-out rows and in a
 # leave-one-source-out cross-validation. Seeds: none (deterministic).
+# Also: peak memory per GPU against published measured peaks
+# (validation/memory_runs.csv; the allocator reserve fitted on the role=fit rows
+# only) and iteration times of published runs outside the validation set
+# (validation/external_runs.csv, `validate --external`, never used for fitting).
 # Published: the accuracy other simulators report (SimAI 1.9 %, Proteus 3.0 %,
 # Lumos 3.3 %, Calculon 3.65 % mean error); GeoTrain's goal is <= 5 % mean and
 # <= 15 % max on held-out rows.
@@ -23,10 +27,10 @@ QUESTION="How close are simulated iteration times to published measured training
 HEADLINE="held-out mean |error| vs measured runs"
 HEADLINE_PUB=sim_error_goal
 NEEDS="validate"
-INPUTS="validation/runs.csv topologies/gpus.csv"
+INPUTS="validation/runs.csv validation/memory_runs.csv validation/external_runs.csv topologies/gpus.csv"
 EST_S=200
 EST_S_QUICK=200
-STEPS=2
+STEPS=3
 
 run() {
     step "validate --fit"
@@ -51,7 +55,31 @@ run() {
         $1 ~ /^fit\.k_sat\.[a-z0-9]+\.fit_rows$/ { split($1, a, "."); r[a[3]] = $2 }
         END { for (i = 1; i <= n; i++) printf "%s,%g,%d\n", o[i], k[o[i]], r[o[i]] }' \
         >"$OUT/E12-fit.csv"
+    # measured vs simulated peak memory, one row per replayed row
+    jflat "$OUT/E12.json" | awk -F'\t' '
+        $1 ~ /^memory\.rows\.[0-9]+\./ { split($1, a, "."); r = a[3] + 0; v[r, a[4]] = $2; if (r + 1 > n) n = r + 1 }
+        $1 ~ /^memory\.(fit_rows|holdout_rows|holdout_rows_no_reserve|overall)\./ { split($1, a, "."); s[a[2], a[3]] = $2 }
+        $1 == "memory.reserve" { res = $2 }
+        END { print "id,role,measured_gib,allocated_gib,simulated_gib,rel_error" >"'"$OUT/E12-memory.csv"'"
+              for (i = 0; i < n; i++) printf "%s,%s,%.2f,%.2f,%.2f,%.6f\n", v[i, "id"], v[i, "role"],
+                  v[i, "measured_gib"], v[i, "allocated_gib"], v[i, "simulated_gib"], v[i, "rel_error"] >"'"$OUT/E12-memory.csv"'"
+              print "set,rows,mean_rel_error,median_rel_error,max_rel_error,mean_signed_rel_error,reserve"
+              split("fit_rows holdout_rows holdout_rows_no_reserve overall", k, " ")
+              for (i = 1; i <= 4; i++) printf "%s,%d,%.6f,%.6f,%.6f,%.6f,%g\n", k[i], s[k[i], "rows"],
+                  s[k[i], "mean_rel_error"], s[k[i], "median_rel_error"], s[k[i], "max_rel_error"],
+                  s[k[i], "mean_signed_rel_error"], res }' >"$OUT/E12-memory-summary.csv"
     rm -f "$OUT/E12.json"
+    step "validate --external"
+    "$GT" validate --external --quiet --csv "$OUT/E12-external.csv" --json "$OUT/E12-ext.json" \
+        >"$OUT/E12-external.txt"
+    jflat "$OUT/E12-ext.json" | awk -F'\t' '
+        BEGIN { print "set,rows,mean_rel_error,median_rel_error,max_rel_error,mean_signed_rel_error" }
+        $1 ~ /^(overall|by_gpu\.[a-z0-9_]+)\./ { k = $1; sub(/\.[a-z_]+$/, "", k); f = substr($1, length(k) + 2)
+            if (!(k in seen)) { seen[k] = 1; o[++n] = k } s[k, f] = $2 }
+        END { for (i = 1; i <= n; i++) { k = o[i]; printf "%s,%d,%.6f,%.6f,%.6f,%.6f\n", k, s[k, "rows"],
+                  s[k, "mean_rel_error"], s[k, "median_rel_error"], s[k, "max_rel_error"], s[k, "mean_signed_rel_error"] } }' \
+        >"$OUT/E12-external-summary.csv"
+    rm -f "$OUT/E12-ext.json"
 }
 
 section() {
@@ -101,6 +129,37 @@ EOF
     echo "Blackwell (B200, GB200, GB300) has no fitting rows, no measured fp8 GEMM efficiency and"
     echo "keeps the prior k_sat (about -20 %). The TP overlap hides a collective fully when its GEMM"
     echo "is longer (no chunking cost): an upper bound on the hiding."
+    echo
+    echo "**Peak memory** (\`validation/memory_runs.csv\`: measured peak reserved memory per GPU of"
+    echo "published torchtitan runs, Llama 3.1 8B / 70B on H100 and H200, FSDP and FSDP + TP; each row's"
+    echo "layout, recomputation policy and loss implementation from the source and the framework's config"
+    echo "at the run's commit). The memory model gives the bytes allocated on the fullest GPU; the only"
+    echo "fitted parameter is the caching allocator's reserved-over-allocated share, fitted on the three"
+    echo "Table-1 rows (role=fit) and applied unchanged to the held-out rows:"
+    echo
+    mdtable "$OUT/E12-memory.csv" "id|row|s;role|role|s;measured_gib|measured GiB|%.2f;allocated_gib|allocated GiB|%.2f;simulated_gib|simulated GiB|%.2f;rel_error|error|%+.3f"
+    mdtable "$OUT/E12-memory-summary.csv" "set|rows|s;rows|n|%d;mean_rel_error|mean|%.3f;median_rel_error|median|%.3f;max_rel_error|max|%.3f;mean_signed_rel_error|mean signed|%+.3f;reserve|reserve|%g"
+    echo "Where memory is still off: the 70B FSDP + TP rows (Table 4) come out about 20-25 % low: the"
+    echo "model counts allocations at their peak, while the measured figure is the allocator's reserve,"
+    echo "which keeps the segments of the large loss buffer (27 GiB of fp32 logits there) cached when the"
+    echo "backward's buffers are allocated later; DTensor tensor parallelism also keeps the all-gathered"
+    echo "inputs of the column-parallel GEMMs whole during a layer's recomputation (Megatron keeps them"
+    echo "sequence-sharded). torch.compile is not modelled (Table 1: compile saves 5 GiB; the fitted"
+    echo "reserve absorbs part of that, so the eager rows are 7 % low)."
+    echo
+    echo "**External checks** (\`geotrain validate --external\`, \`validation/external_runs.csv\`): $(csv_rows "$OUT/E12-external.csv")"
+    echo "published torchtitan runs (Llama 2 / 3.1, 8B-405B, A100 / H100 / H200, FSDP and FSDP + TP, with and"
+    echo "without Float8, torch.compile and async TP), from sources that are not in the validation set and"
+    echo "were never used for fitting:"
+    echo
+    mdtable "$OUT/E12-external-summary.csv" "set|set|s;rows|n|%d;mean_rel_error|mean|%.3f;median_rel_error|median|%.3f;max_rel_error|max|%.3f;mean_signed_rel_error|mean signed|%+.3f"
+    echo "The model is too fast on every one of them. Known reasons: torchtitan's per-op selective"
+    echo "checkpointing recomputes every second GEMM (about a third of the forward GEMM FLOPs of a Llama"
+    echo "layer), replayed here as attention-core recomputation, which costs nothing with a fused kernel;"
+    echo "the measured H100s are Grand Teton's 96 GB HBM2e parts at a 500 W limit, replayed as the"
+    echo "catalog's 700 W HBM3 H100 SXM; torch.compile is not modelled. The rows with full"
+    echo "recomputation (no unpriced recompute) are the closest (-14 % to -15 % on A100, -14 % to -17 %"
+    echo "on H100 for 70B), about the bias of the held-out llm-foundry FSDP rows (-14 %)."
     echo
 
     csvq '

@@ -243,7 +243,7 @@ static int build_plan(const val_row *r, int D, int m, plan *p, gt_err *e)
     return 0;
 }
 
-static void build_job(const val_row *r, job *j)
+void val_build_job(const val_row *r, job *j)
 {
     model_spec m = {.layers = r->layers, .hidden = r->hidden, .heads = r->heads,
                     .kv_heads = r->kv_heads, .ffn = r->ffn, .vocab = r->vocab,
@@ -299,7 +299,7 @@ int val_build(const val_row *r, const gpu_catalog *cat, double k_sat, int replic
         topo_free(t);
         return -1;
     }
-    build_job(r, j);
+    val_build_job(r, j);
     j->batch = D * (r->global_batch / r->dp);
     if (row_dp_options(r, p, j, e)) {
         plan_free(p);

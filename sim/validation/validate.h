@@ -51,6 +51,11 @@ struct job;
 int val_build(const val_row *r, const gpu_catalog *cat, double k_sat, int replicas,
               struct topology *t, struct job *j, struct plan *p, gt_err *e);
 
+/* The job of a row: its model, sequence, microbatch, recomputation
+ * (selective = attention core), precision, attention kernel and sequence
+ * parallelism, the rest job_defaults(). */
+void val_build_job(const val_row *r, struct job *j);
+
 /* LAN latency of the validation topologies (5 us, a switch hop of an
  * InfiniBand / RoCE fabric). */
 #define VAL_LAN_LAT_MS 0.005
