@@ -134,7 +134,7 @@ test-asan: $(DEPS_OK)
 
 build-asan/geotrain-asan-tests: $(TEST_BIN) $(BUILD)/geotrain
 	@echo "== the suite under AddressSanitizer + UBSan =="
-	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 sh tests/run.sh build-asan/tests
+	@GEOTRAIN_TEST_STRIDE=5 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 sh tests/run.sh build-asan/tests
 	@$(MAKE) --no-print-directory test-corpus-san
 
 # The bad-input corpus (tests/bad/, test_bad_inputs) replayed through a geotrain
@@ -155,7 +155,7 @@ test-corpus-ubsan: $(DEPS_OK)
 	    LDFLAGS="-fsanitize=address,undefined" test-corpus-san
 
 memcheck: $(TEST_BIN)
-	@sh tests/run.sh $(BUILD)/tests valgrind
+	@GEOTRAIN_TEST_STRIDE=5 sh tests/run.sh $(BUILD)/tests valgrind
 
 bench: $(BIN) $(BENCH_BIN)
 	@for b in $(BENCH_BIN); do ./$$b || exit 1; done

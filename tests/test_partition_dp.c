@@ -345,10 +345,14 @@ static void joint_split(void **state)
                 double rj = replay_s(&pr, &g), rm = replay_s(&pr, &gm);
                 print_message("joint %.9g s, min-max %.9g s (estimates %.9g, %.9g)\n", rj, rm,
                               mj.time_s, tm);
-                /* where the estimate tells the splits apart (1 %), the
-                 * simulator ranks them alike; closer calls are left to the
-                 * planner's finalists (both splits are replayed there) */
-                if (mj.time_s < tm * 0.99) {
+                /* the estimate is a lower bound of the replay, so where it
+                 * tells the splits apart (1 %) and is tight on the joint
+                 * split's plan (replay within 0.1 %: no contention it
+                 * misses), the replay must rank them alike: rj ~ est(joint)
+                 * < est(min-max) <= rm. Plans whose replay sees contention
+                 * the estimate does not are left to the planner's finalists
+                 * (both splits are replayed there). */
+                if (mj.time_s < tm * 0.99 && rj <= mj.time_s * 1.001) {
                     assert_true(rj < rm);
                     clear++;
                 }
@@ -362,7 +366,7 @@ static void joint_split(void **state)
         enc_problem_free(&pr);
     }
     printf("joint split: %d placements, %d where LS1's min-max split was not the fastest "
-           "(%d by more than 1 %% on the estimate, all faster on the replay)\n",
+           "(%d by more than 1 %% on a tight estimate, all faster on the replay)\n",
            checked, not_minmax, clear);
     assert_true(checked > 30);
     assert_true(clear > 0);

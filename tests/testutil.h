@@ -26,6 +26,8 @@
  *   tu_count_entries(dir)     entries of a folder (without . and ..), -1 if none
  *   tu_read_gz(path, &len)    contents of a gzip (or plain) file through zlib,
  *                             malloc'd and NUL-terminated, or NULL
+ *   tu_stride()               1, or $GEOTRAIN_TEST_STRIDE: the suites that repeat
+ *                             one search over many instances take every k-th one
  *
  * For tests only: helpers may abort() on out-of-memory. */
 #ifndef GT_TESTUTIL_H
@@ -78,6 +80,18 @@ typedef struct tu_run {
     char *out;      /* captured standard output */
     char *err;      /* captured standard error */
 } tu_run;
+
+/* The sanitizer and valgrind runs (make test-asan, make memcheck) check
+ * memory safety, not search quality, and run 10-50x slower: there the suites
+ * that repeat a whole planner search over many generated instances (memetic
+ * against exact, memetic against every baseline) take every k-th instance,
+ * k = $GEOTRAIN_TEST_STRIDE. The plain run (make test-unit) takes them all. */
+static inline int tu_stride(void)
+{
+    const char *s = getenv("GEOTRAIN_TEST_STRIDE");
+    int k = s ? atoi(s) : 1;
+    return k > 0 ? k : 1;
+}
 
 static inline int tu_exists(const char *path)
 {
