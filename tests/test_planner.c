@@ -31,7 +31,10 @@
 #include <signal.h>
 #include <jansson.h>
 
-#define NINST 30
+/* Generated instances of memetic_finds_exact (x 6 objectives). 15: since the
+ * full planner runs its four ablations' searches too, each case costs about
+ * five searches; E2 measures the hit rate on more instances and seeds. */
+#define NINST 15
 /* Generations per memetic run: 0, the planner's default (at most 300,
  * stopping after 40 without improvement), so the test checks the planner
  * as a user runs it. (With a fixed 25, instance 26 missed the optimum under
@@ -292,14 +295,11 @@ static void default_run_same_file(void **state)
                         "-o", out, NULL};
     const char *const *runs[] = {ma, ex};
     for (int k = 0; k < 2; k++) {
-        char *a = plan_file("1", runs[k], out), *b = plan_file("2", runs[k], out),
-             *c = plan_file("2", runs[k], out);
+        char *a = plan_file("1", runs[k], out), *b = plan_file("2", runs[k], out);
         assert_string_equal(a, b);
-        assert_string_equal(b, c);
         assert_null(strstr(a, "machine speed"));
         free(a);
         free(b);
-        free(c);
     }
     const char *bud[] = {"plan", "-t", "topologies/pools/us-hetero.json", "-m", "gpt3_350m",
                          "--batch", "64", "--budget-s", "0.5", "-o", out, NULL};
