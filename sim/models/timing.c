@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/base/grow.h"
+
 int timing_alloc(timing *tm, const workload *w, gt_err *e)
 {
     memset(tm, 0, sizeof *tm);
@@ -40,12 +42,15 @@ int timing_reuse(timing *tm, int cap[3], const workload *w, gt_err *e)
     lane_time *lanes = tm->lanes;
     int64_t *gs = tm->group_start, *ge = tm->group_end;
     int gcap = cap[2];
+    int64_t *scratch = tm->scratch;
+    size_t cap_scratch = tm->cap_scratch;
     memset(tm, 0, sizeof *tm);
     int rc = reuse((void **)&ops, &cap[0], w->nops, sizeof *ops) |
              reuse((void **)&lanes, &cap[1], w->nlanes, sizeof *lanes) |
              reuse((void **)&gs, &gcap, w->ngroups, sizeof *gs) |
              reuse((void **)&ge, &cap[2], w->ngroups, sizeof *ge);
-    *tm = (timing){.ops = ops, .lanes = lanes, .group_start = gs, .group_end = ge};
+    *tm = (timing){.ops = ops, .lanes = lanes, .group_start = gs, .group_end = ge,
+                   .scratch = scratch, .cap_scratch = cap_scratch};
     if (rc)
         return gt_fail(e, "out of memory for the timeline of %d ops", w->nops);
     return 0;
@@ -57,6 +62,7 @@ void timing_free(timing *tm)
     free(tm->lanes);
     free(tm->group_start);
     free(tm->group_end);
+    free(tm->scratch);
     memset(tm, 0, sizeof *tm);
 }
 
@@ -88,15 +94,23 @@ static int64_t union_length(int64_t *s, int64_t *e, int n)
     return total;
 }
 
-void timing_finish_lanes(timing *tm, const workload *w)
+int timing_finish_lanes(timing *tm, const workload *w)
 {
-    int *count = calloc((size_t)(w->nlanes > 0 ? w->nlanes : 1), sizeof *count);
-    int maxg = 0;
+    /* tm->scratch: each lane's group count, then one lane's intervals */
+    size_t nl = (size_t)(w->nlanes > 0 ? w->nlanes : 1);
+    if (gt_grow(&tm->scratch, &tm->cap_scratch, nl, sizeof *tm->scratch))
+        return -1;
+    int64_t *count = tm->scratch, maxg = 0;
+    memset(count, 0, sizeof *count * nl);
     for (int g = 0; g < w->ngroups; g++)
         for (int m = 0; m < w->groups[g].nmembers; m++)
             if (++count[w->groups[g].members[m]] > maxg)
                 maxg = count[w->groups[g].members[m]];
-    int64_t *s = malloc(sizeof *s * (size_t)(maxg + 1)), *e = malloc(sizeof *e * (size_t)(maxg + 1));
+    if (gt_grow(&tm->scratch, &tm->cap_scratch, nl + 2 * (size_t)(maxg + 1),
+                sizeof *tm->scratch))
+        return -1;
+    count = tm->scratch;
+    int64_t *s = count + nl, *e = s + maxg + 1;
     tm->iteration_ns = 0;
     for (int l = 0; l < w->nlanes; l++) {
         lane_time *lt = &tm->lanes[l];
@@ -117,7 +131,5 @@ void timing_finish_lanes(timing *tm, const workload *w)
         if (lt->opt_end > tm->iteration_ns)
             tm->iteration_ns = lt->opt_end;
     }
-    free(s);
-    free(e);
-    free(count);
+    return 0;
 }
