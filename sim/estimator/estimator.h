@@ -51,6 +51,9 @@ int est_workspace_fast(const est_workspace *ws);
 /* Rounds of one forward and one backward per stage the fast path jumped
  * over (its periodic steady state); 0 on the op path. */
 long est_workspace_skipped(const est_workspace *ws);
+/* Pipelines the fast path did not run because an earlier pipeline of the
+ * plan had the same stages (it took that one's result); 0 on the op path. */
+int est_workspace_reused(const est_workspace *ws);
 
 /* The recurrence on a built workload: fills tm (op and lane times). */
 int estimate_run(const topology *t, const workload *w, sync_kind sync, timing *tm, gt_err *e);

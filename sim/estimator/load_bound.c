@@ -61,22 +61,22 @@ int sync_loads_bound(sync_loads *s, timing *tm)
      * total order, one load per group and resource, so any sort gives it),
      * and most resources (a GPU's own NIC) carry one group. */
     if (gt_grow(&s->tmp, &s->cap_tmp, 2 * (size_t)n, sizeof *s->tmp) ||
-        gt_grow(&s->cnt, &s->cap_cnt, (size_t)n, sizeof *s->cnt) || table_grow(&s->h, &s->cap_h, n))
+        gt_grow(&s->cnt, &s->cap_cnt, 2 * (size_t)n, sizeof *s->cnt) ||
+        table_grow(&s->h, &s->cap_h, n))
         return -1;
-    int nk = 0, ns = 0;
+    int nk = 0, ns = 0, *cnt = s->cnt, *res_of = s->cnt + n;
     for (int i = 0; i < n; i++) {
         bool added;
         int k = res_table_index(&s->h, gl[i].l.key, nk, &added);
         if (added)
-            s->cnt[nk++] = 0;
-        s->cnt[k]++;
+            cnt[nk++] = 0;
+        cnt[k]++;
+        res_of[i] = k;
     }
     group_load *sh = s->tmp;
-    for (int i = 0; i < n; i++) {
-        bool added;
-        if (s->cnt[res_table_index(&s->h, gl[i].l.key, nk, &added)] > 1)
+    for (int i = 0; i < n; i++)
+        if (cnt[res_of[i]] > 1)
             sh[ns++] = gl[i];
-    }
     gt_msort(sh, (size_t)ns, sizeof *sh, by_resource_then_start, sh + ns);
     gl = sh;
     n = ns;

@@ -160,17 +160,18 @@ static int check_stage_gpus(const plan *p, const topology *t, int pi, int k, int
                             gt_err *e)
 {
     const plan_stage *s = &p->pipes[pi].stages[k];
-    char name[160], other[160];
+    char name[160], other[160]; /* formatted only for a message: the planners check often */
     for (int x = 0; x < s->ngpus; x++) {
         int g = s->gpus[x];
-        topo_gpu_name(t, g, name, sizeof name);
         if (t->gpus[g].node != t->gpus[s->gpus[0]].node) {
+            topo_gpu_name(t, g, name, sizeof name);
             topo_gpu_name(t, s->gpus[0], other, sizeof other);
             return gt_fail(e, "pipelines[%d].stages[%d]: tensor-parallel GPUs must share a "
                               "node (%s and %s do not)", pi, k, other, name);
         }
         if (owner[g] >= 0) {
             int opi = owner[g] >> 16, ok = owner[g] & 0xffff;
+            topo_gpu_name(t, g, name, sizeof name);
             return gt_fail(e, "GPU %s is used twice (pipelines[%d].stages[%d] and "
                               "pipelines[%d].stages[%d])", name, opi, ok, pi, k);
         }
