@@ -364,7 +364,7 @@ static void bench_alltoall(void)
 
 /* Evaluations per CPU second of plan p with workspace ws (at least 1 s). */
 static double est_rate(est_workspace *ws, const topology *t, const job *j, const plan *p,
-                       long *skipped)
+                       long *skipped, int *reused)
 {
     est_summary s;
     gt_err e;
@@ -375,6 +375,7 @@ static double est_rate(est_workspace *ws, const topology *t, const job *j, const
         n++;
     } while ((dt = cpu_s() - t0) < 1.0);
     *skipped = est_workspace_skipped(ws);
+    *reused = est_workspace_reused(ws);
     return n / dt;
 }
 
@@ -414,12 +415,16 @@ static void bench_estimator(void)
         for (int d = 0; d < p.npipes; d++)
             p.pipes[d].microbatches = ms[k];
         long skipped, none;
-        double rf = est_rate(fast, &t, &j, &p, &skipped), ro = est_rate(ops, &t, &j, &p, &none);
+        int reused, nr;
+        double rf = est_rate(fast, &t, &j, &p, &skipped, &reused),
+               ro = est_rate(ops, &t, &j, &p, &none, &nr);
         *(k ? &fig.est_8 : &fig.est_128) = rf;
         printf("bench sim.estimator: 64-GPU plan (8x8 1F1B, %d microbatches per pipeline): "
-               "fast path %.0f evaluations/CPU-s (%ld of %d rounds jumped), op path %.0f/CPU-s, "
+               "fast path %.0f evaluations/CPU-s (%d of %d pipelines took an identical earlier "
+               "one's result; of the %d rounds of the rest, %ld jumped), op path %.0f/CPU-s, "
                "%.1fx [goal >= %s]\n",
-               ms[k], rf, skipped, 8 * (ms[k] + 7), ro, rf / ro, k ? "200,000" : "100,000");
+               ms[k], rf, reused, p.npipes, (p.npipes - reused) * (ms[k] + 7), skipped, ro,
+               rf / ro, k ? "200,000" : "100,000");
     }
     est_workspace_free(fast);
     est_workspace_free(ops);

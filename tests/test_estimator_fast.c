@@ -6,11 +6,15 @@
  * is the same to the nanosecond and to the last bit: the summary, each
  * lane's times and state accounts, each sync group's times, the WAN bytes,
  * the estimate before and after the transfer load bound. Plans the fast
- * path does not cover (interleaved) must go to the op path. */
+ * path does not cover (interleaved) must go to the op path. Pipelines with
+ * the same stages as an earlier one take its result without running: on a
+ * shipped 8 x 8 plan of data-parallel replicas (where 7 of 8 do) the
+ * outputs must again be the op path's. */
 #include "testutil.h"
 
 #include "est_plans.h"
 #include "sim/estimator/estimator.h"
+#include "sim/inputs/model.h"
 
 static void same_i64(int64_t a, int64_t b, const char *what, int plan_no)
 {
@@ -75,7 +79,7 @@ static void test_fast_equals_op_path(void **state)
     assert_non_null(fast);
     assert_non_null(ops);
     est_workspace_set_path(ops, EST_PATH_OPS);
-    int valid = 0, took_fast = 0, contended = 0, jumped = 0;
+    int valid = 0, took_fast = 0, contended = 0, jumped = 0, reused = 0;
     for (int n = 0; n < 6000; n++) {
         job j;
         tiny_job(&j, pick(r, 8, 24));
@@ -91,6 +95,7 @@ static void test_fast_equals_op_path(void **state)
             valid++;
             took_fast += est_workspace_fast(fast);
             jumped += est_workspace_skipped(fast) > 0;
+            reused += est_workspace_reused(fast) > 0;
             contended += est_workspace_timing(ops)->iteration_ns >
                          est_workspace_timing(ops)->unbounded_ns;
             same_outputs(fast, ops, &sf, &so, n);
@@ -107,7 +112,8 @@ static void test_fast_equals_op_path(void **state)
     assert_true(jumped > valid / 4);
     assert_true(contended > 50);
     fprintf(stderr, "%d plans, %d on the fast path, %d with a jump, %d with the transfer bound "
-                    "active\n", valid, took_fast, jumped, contended);
+                    "active, %d reusing a pipeline's result\n", valid, took_fast, jumped,
+            contended, reused);
     est_workspace_free(fast);
     est_workspace_free(ops);
     gsl_rng_free(r);
@@ -160,6 +166,57 @@ static void test_caches_follow_inputs(void **state)
     gpu_catalog_free(&cat);
 }
 
+/* The shipped 8 x 8 plan over Yuan et al.'s case 5: replicas whose stages
+ * match an earlier pipeline's take its result; under both schedules, every
+ * sync kind, overlapped sync, 1-40 microbatches and accumulation, the
+ * outputs equal the op path's. */
+static void test_replicas_reuse_equals_op_path(void **state)
+{
+    (void)state;
+    gt_err e;
+    topology t;
+    model_spec m;
+    plan p;
+    if (topo_load(&t, "topologies/yuan2022/case5.json", NULL, &e) ||
+        model_resolve("gpt3-xl", &m, &e) ||
+        plan_load(&p, "topologies/plans/case5-rank-order.plan.json", &t, &e))
+        fail_msg("%s", e.msg);
+    job j;
+    job_defaults(&j, &m);
+    est_workspace *fast = est_workspace_new(), *ops = est_workspace_new();
+    est_workspace_set_path(ops, EST_PATH_OPS);
+    int n = 0, reused = 0, compared = 0;
+    for (int mb = 1; mb <= 40; mb += 3)
+        for (int v = 0; v < 2 * SYNC_COUNT * 2; v++, n++) {
+            p.schedule = v % 2 ? SCHED_1F1B : SCHED_GPIPE;
+            p.sync = (sync_kind)(v / 2 % SYNC_COUNT);
+            p.grad_sync = v / (2 * SYNC_COUNT) ? GSYNC_OVERLAP : GSYNC_AFTER_BACKWARD;
+            p.accumulation = 0;
+            j.accumulation = mb % 2 ? 1 : 2;
+            j.batch = p.npipes * mb * p.microbatch_size * j.accumulation;
+            for (int d = 0; d < p.npipes; d++)
+                p.pipes[d].microbatches = mb;
+            est_summary sf, so;
+            gt_err ef, eo;
+            int rf = estimate_plan_ws(fast, &t, &j, &p, &sf, &ef);
+            assert_int_equal(estimate_plan_ws(ops, &t, &j, &p, &so, &eo), rf);
+            if (rf) { /* GPipe's many microbatches in flight outgrow a V100 */
+                assert_string_equal(ef.msg, eo.msg);
+                continue;
+            }
+            compared++;
+            assert_int_equal(est_workspace_fast(fast), 1);
+            reused += est_workspace_reused(fast);
+            same_outputs(fast, ops, &sf, &so, n);
+        }
+    assert_true(compared > n / 2);
+    assert_true(reused >= compared); /* at least one pipeline a plan, in every case */
+    est_workspace_free(fast);
+    est_workspace_free(ops);
+    plan_free(&p);
+    topo_free(&t);
+}
+
 /* The interleaved schedule has no per-stage form here: the op path runs. */
 static void test_interleaved_takes_op_path(void **state)
 {
@@ -199,6 +256,7 @@ int main(void)
         cmocka_unit_test(test_fast_equals_op_path),
         cmocka_unit_test(test_caches_follow_inputs),
         cmocka_unit_test(test_interleaved_takes_op_path),
+        cmocka_unit_test(test_replicas_reuse_equals_op_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

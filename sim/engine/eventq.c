@@ -185,17 +185,11 @@ int eventq_push(eventq *q, int64_t time, int32_t kind, int32_t id, uint32_t vers
     return 0;
 }
 
-static int reserve_handle(eventq *q, int32_t handle)
+/* Room for handles [0, nh), nh at most EVENTQ_MAX_SLOTS. */
+static int handles_to(eventq *q, int64_t nh)
 {
-    if (handle < q->nhandles)
+    if (nh <= q->nhandles)
         return 0;
-    int64_t nh = q->nhandles > 0 ? q->nhandles : 64;
-    while (nh <= handle)
-        nh *= 2;
-    if (nh > EVENTQ_MAX_SLOTS)
-        nh = EVENTQ_MAX_SLOTS;
-    if (handle >= nh)
-        return -1;
     int64_t *np = realloc(q->pos, sizeof *np * (size_t)nh);
     if (!np)
         return -1;
@@ -208,6 +202,25 @@ static int reserve_handle(eventq *q, int32_t handle)
         np[h] = -1;
     q->nhandles = (int32_t)nh;
     return 0;
+}
+
+static int reserve_handle(eventq *q, int32_t handle)
+{
+    if (handle < q->nhandles)
+        return 0;
+    int64_t nh = q->nhandles > 0 ? q->nhandles : 64;
+    while (nh <= handle)
+        nh *= 2;
+    if (nh > EVENTQ_MAX_SLOTS)
+        nh = EVENTQ_MAX_SLOTS;
+    if (handle >= nh)
+        return -1;
+    return handles_to(q, nh);
+}
+
+int eventq_reserve_handles(eventq *q, int64_t n)
+{
+    return n > EVENTQ_MAX_SLOTS ? -1 : handles_to(q, n);
 }
 
 /* Schedule handle's one event at (time, seq). */

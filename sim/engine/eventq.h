@@ -70,6 +70,10 @@ typedef struct eventq {
 } eventq;
 
 int eventq_init(eventq *q, int64_t reserve);
+/* Room for handles [0, n) at once, when the caller knows how many it will
+ * use: exact, where growing by doubling can leave half unused. -1 when out
+ * of memory or over the limit. */
+int eventq_reserve_handles(eventq *q, int64_t n);
 void eventq_free(eventq *q);
 /* Drop every pending event (keeps the memory). */
 void eventq_clear(eventq *q);

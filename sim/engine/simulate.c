@@ -29,15 +29,23 @@ static int run_estimator(const topology *t, const plan *p, sim_detail *d, gt_err
     return 0;
 }
 
-/* Keep the first iteration's flows and WAN link bytes for the timeline. */
-static int keep_first(const topology *t, const sim_state *s, sim_detail *d, gt_err *e)
+/* Keep the first iteration's flows and WAN link bytes for the timeline.
+ * When no iteration follows (last), the network's own records are taken
+ * over instead of copied: a second copy of them was a large replay's peak. */
+static int keep_first(const topology *t, sim_state *s, sim_detail *d, int last, gt_err *e)
 {
     d->nflows = s->net.nflows;
-    d->flows = malloc(sizeof *d->flows * (size_t)(d->nflows > 0 ? d->nflows : 1));
+    if (last) {
+        d->flows = s->net.flows; /* the network frees what it still holds, not these */
+        s->net.flows = NULL;
+    } else {
+        d->flows = malloc(sizeof *d->flows * (size_t)(d->nflows > 0 ? d->nflows : 1));
+        if (d->flows)
+            memcpy(d->flows, s->net.flows, sizeof *d->flows * (size_t)d->nflows);
+    }
     d->wan_link_bytes = calloc((size_t)t->nsites * t->nsites, sizeof(double));
     if (!d->flows || !d->wan_link_bytes)
         return gt_fail(e, "out of memory");
-    memcpy(d->flows, s->net.flows, sizeof *d->flows * (size_t)d->nflows);
     for (int f = 0; f < d->nflows; f++)
         if (d->flows[f].wan_a >= 0)
             d->wan_link_bytes[d->flows[f].wan_a * t->nsites + d->flows[f].wan_b] +=
@@ -77,8 +85,14 @@ static int run_iterations(const topology *t, const plan *p, const sim_options *o
         wan += tm.wan_bytes;
         d->events += s.events;
         d->stale_events += s.net.stale_events;
-        if (it == 0) {
-            rc = timing_alloc(&d->tm, &d->w, e) || keep_first(t, &s, d, e);
+        int last = it + 1 == o->iterations;
+        int64_t iter_ns = tm.iteration_ns;
+        if (it == 0 && last) { /* taken over, not copied (a large replay's peak) */
+            d->tm = tm;
+            tm = (timing){0};
+            rc = keep_first(t, &s, d, last, e);
+        } else if (it == 0) {
+            rc = timing_alloc(&d->tm, &d->w, e) || keep_first(t, &s, d, last, e);
             if (!rc) {
                 memcpy(d->tm.ops, tm.ops, sizeof *tm.ops * (size_t)d->w.nops);
                 memcpy(d->tm.lanes, tm.lanes, sizeof *tm.lanes * (size_t)d->w.nlanes);
@@ -88,7 +102,7 @@ static int run_iterations(const topology *t, const plan *p, const sim_options *o
                 d->tm.wan_bytes = tm.wan_bytes;
             }
         }
-        s.t0 += tm.iteration_ns;
+        s.t0 += iter_ns;
         d->iterations_done++;
     }
     if (!rc && s.preempted) {

@@ -213,8 +213,7 @@ static int run_loop(sim_state *s)
     for (int g = 0; g < s->w->ngroups; g++)
         if (s->group[g].step < s->group[g].coll.nsteps || s->group[g].waiting > 0)
             return gt_fail(s->e, "simulation stalled: sync group %d never finished", g);
-    timing_finish_lanes(s->tm, s->w);
-    return 0;
+    return timing_finish_lanes(s->tm, s->w) ? gt_fail(s->e, "out of memory") : 0;
 }
 
 /* Durations of this iteration: the cost model's, times jitter and

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sim/estimator/coll_cache.h"
+#include "sim/estimator/load_bound.h"
 #include "sim/estimator/stage_path.h"
 
 struct est_workspace {
@@ -22,6 +23,8 @@ struct est_workspace {
     stage_path sp;
     coll_cache cc;         /* sync groups' collectives (fast path) */
     stage_costs sc;        /* stage times (fast path) */
+    plan_check_buf pc;     /* the check's view and per-GPU memory */
+    lb_work lw;            /* the load bounds' arrays */
 };
 
 est_workspace *est_workspace_new(void)
@@ -39,6 +42,8 @@ void est_workspace_free(est_workspace *ws)
     stage_path_free(&ws->sp);
     coll_cache_free(&ws->cc);
     stage_costs_free(&ws->sc);
+    plan_check_buf_free(&ws->pc);
+    lb_work_free(&ws->lw);
     free(ws);
 }
 
@@ -52,13 +57,14 @@ const timing *est_workspace_timing(const est_workspace *ws) { return &ws->tm; }
 const lane_account *est_workspace_accounts(const est_workspace *ws) { return ws->la; }
 int est_workspace_fast(const est_workspace *ws) { return ws->fast; }
 long est_workspace_skipped(const est_workspace *ws) { return ws->fast ? ws->sp.skipped : 0; }
+int est_workspace_reused(const est_workspace *ws) { return ws->fast ? ws->sp.reused : 0; }
 
-/* Builds the workload (no op list on the fast path) and readies its timing. */
+/* Builds the workload (no op list on the fast path) into the buffers of the
+ * last one and readies its timing. */
 static int build(est_workspace *ws, const topology *t, const job *j, const plan *p, int fast,
                  gt_err *e)
 {
-    workload_free(&ws->w);
-    if ((fast ? workload_build_lanes : workload_build)(&ws->w, t, j, p, e))
+    if ((fast ? workload_rebuild_lanes : workload_rebuild)(&ws->w, t, j, p, e))
         return -1;
     return timing_reuse(&ws->tm, ws->tm_cap, &ws->w, e);
 }
@@ -84,11 +90,11 @@ static int run(est_workspace *ws, const topology *t, const job *j, const plan *p
     if (rc == 0) {
         ws->fast = 1;
         ws->tm.wan_bytes = ws->sp.wan_bytes;
-        return estimate_finish(t, &ws->w, p->sync, &ws->tm, &ws->sp, &ws->cc, e);
+        return estimate_finish(t, &ws->w, p->sync, &ws->tm, &ws->sp, &ws->cc, &ws->lw, e);
     }
     if (fast && build(ws, t, j, p, 0, e))
         return -1;
-    return estimate_run(t, &ws->w, p->sync, &ws->tm, e);
+    return estimate_run_ws(t, &ws->w, p->sync, &ws->tm, &ws->lw, e);
 }
 
 static int account(est_workspace *ws, const topology *t)
@@ -120,7 +126,7 @@ int estimate_plan_ws(est_workspace *ws, const topology *t, const job *j, const p
     j = plan_job(p, j, &jb);
     memset(out, 0, sizeof *out);
     ws->fast = 0;
-    if (plan_check(p, t, j, e) || run(ws, t, j, p, e))
+    if (plan_check_into(p, t, j, &ws->pc, e) || run(ws, t, j, p, e))
         return -1;
     if (account(ws, t))
         return gt_fail(e, "out of memory");
@@ -132,14 +138,11 @@ int estimate_plan_ws(est_workspace *ws, const topology *t, const job *j, const p
     out->usd = tot.usd;
     out->tokens_per_s = ws->w.tokens / out->iteration_s;
     out->gpus_used = plan_gpus_used(p);
-    double *mem;
-    if (plan_memory_all(p, j, t->ngpus, &mem))
-        return gt_fail(e, "out of memory");
+    const double *mem = ws->pc.mem; /* the check's: plan_memory_all's figures */
     for (int g = 0; g < t->ngpus; g++) {
         double need = mem[g] / topo_gpu_type(t, g)->mem_bytes;
         out->peak_mem_frac = need > out->peak_mem_frac ? need : out->peak_mem_frac;
     }
-    free(mem);
     return 0;
 }
 

@@ -168,29 +168,38 @@ static int run_group(const topology *t, const workload *w, sync_kind sync, timin
 }
 
 int estimate_finish(const topology *t, const workload *w, sync_kind sync, timing *tm,
-                    const stage_path *sp, coll_cache *cc, gt_err *e)
+                    const stage_path *sp, coll_cache *cc, lb_work *lw, gt_err *e)
 {
-    sync_loads sl = {0};
-    for (int g = 0; g < w->ngroups; g++)
-        if (run_group(t, w, sync, tm, g, group_ready(tm, &w->groups[g], sp), &sl, cc, e)) {
-            sync_loads_free(&sl);
-            return -1;
-        }
-    sync_loads_bound(&sl, tm);
-    sync_loads_free(&sl);
-    timing_finish_lanes(tm, w);
-    if (t_over(tm->iteration_ns))
-        return t_cap_fail(e, t->path, "the estimated iteration");
-    tm->unbounded_ns = tm->iteration_ns;
-    int rc = sp ? transfer_streams_bound(t, w, sp->streams, sp->nstreams, tm)
-                : transfer_load_bound(t, w, tm);
-    return rc < 0 ? gt_fail(e, "out of memory") : 0;
+    lb_work own = {0};
+    lb_work *l = lw ? lw : &own;
+    l->sl.n = 0;
+    int rc = 0;
+    for (int g = 0; g < w->ngroups && !rc; g++)
+        rc = run_group(t, w, sync, tm, g, group_ready(tm, &w->groups[g], sp), &l->sl, cc, e);
+    if (!rc && (sync_loads_bound(&l->sl, tm) || timing_finish_lanes(tm, w)))
+        rc = gt_fail(e, "out of memory");
+    if (!rc && t_over(tm->iteration_ns))
+        rc = t_cap_fail(e, t->path, "the estimated iteration");
+    if (!rc) {
+        tm->unbounded_ns = tm->iteration_ns;
+        if ((sp ? transfer_streams_bound(t, w, sp->streams, sp->nstreams, tm, l)
+                : transfer_load_bound(t, w, tm, l)) < 0)
+            rc = gt_fail(e, "out of memory");
+    }
+    lb_work_free(&own);
+    return rc;
 }
 
 int estimate_run(const topology *t, const workload *w, sync_kind sync, timing *tm, gt_err *e)
 {
+    return estimate_run_ws(t, w, sync, tm, NULL, e);
+}
+
+int estimate_run_ws(const topology *t, const workload *w, sync_kind sync, timing *tm,
+                    lb_work *lw, gt_err *e)
+{
     tm->wan_bytes = 0;
     if (run_ops(t, w, tm, e)) /* also sets each lane's bwd_end */
         return -1;
-    return estimate_finish(t, w, sync, tm, NULL, NULL, e);
+    return estimate_finish(t, w, sync, tm, NULL, NULL, lw, e);
 }

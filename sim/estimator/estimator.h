@@ -51,16 +51,25 @@ int est_workspace_fast(const est_workspace *ws);
 /* Rounds of one forward and one backward per stage the fast path jumped
  * over (its periodic steady state); 0 on the op path. */
 long est_workspace_skipped(const est_workspace *ws);
+/* Pipelines the fast path did not run because an earlier pipeline of the
+ * plan had the same stages (it took that one's result); 0 on the op path. */
+int est_workspace_reused(const est_workspace *ws);
 
 /* The recurrence on a built workload: fills tm (op and lane times). */
 int estimate_run(const topology *t, const workload *w, sync_kind sync, timing *tm, gt_err *e);
+/* The same with the load bounds' buffers in lw (kept for the next call). */
+struct lb_work;
+int estimate_run_ws(const topology *t, const workload *w, sync_kind sync, timing *tm,
+                    struct lb_work *lw, gt_err *e);
 
 /* After each lane's bwd_end (and op times, or the fast path's sums in sp):
  * sync groups (their collectives from cc when given, coll_cache.h), their
- * load bound, optimizer, iteration, transfer bound. */
+ * load bound, optimizer, iteration, transfer bound (buffers from lw when
+ * given, load_bound.h, else its own). */
 struct stage_path;
 struct coll_cache;
 int estimate_finish(const topology *t, const workload *w, sync_kind sync, timing *tm,
-                    const struct stage_path *sp, struct coll_cache *cc, gt_err *e);
+                    const struct stage_path *sp, struct coll_cache *cc, struct lb_work *lw,
+                    gt_err *e);
 
 #endif

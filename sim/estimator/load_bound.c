@@ -3,9 +3,26 @@
 
 #include <stdlib.h>
 
+#include "sim/base/grow.h"
+#include "sim/base/msort.h"
 #include "sim/models/cost.h"
 #include "sim/base/res_table.h"
 #include "sim/models/path.h"
+
+/* h, empty, with room for n keys (*cap: the keys it has room for). */
+static int table_grow(res_table *h, int *cap, int n)
+{
+    if (n <= *cap) {
+        res_table_clear(h);
+        return 0;
+    }
+    res_table_free(h);
+    *cap = 0;
+    if (res_table_init(h, n))
+        return -1;
+    *cap = n;
+    return 0;
+}
 
 /* --- sync groups ------------------------------------------------------------- */
 
@@ -33,13 +50,36 @@ static int by_resource_then_start(const void *a, const void *b)
  * s + their bytes / capacity; the group that the estimate ends last on that
  * resource is held to the largest such bound. With one group per resource
  * nothing changes, so contention-free plans stay exact. */
-void sync_loads_bound(sync_loads *s, timing *tm)
+int sync_loads_bound(sync_loads *s, timing *tm)
 {
     group_load *gl = s->v;
     int n = s->n;
     if (n == 0)
-        return;
-    qsort(gl, (size_t)n, sizeof *gl, by_resource_then_start);
+        return 0;
+    /* Only resources with several loads can raise a group: those loads,
+     * sorted, are the full sort's runs of two or more in the same order (a
+     * total order, one load per group and resource, so any sort gives it),
+     * and most resources (a GPU's own NIC) carry one group. */
+    if (gt_grow(&s->tmp, &s->cap_tmp, 2 * (size_t)n, sizeof *s->tmp) ||
+        gt_grow(&s->cnt, &s->cap_cnt, 2 * (size_t)n, sizeof *s->cnt) ||
+        table_grow(&s->h, &s->cap_h, n))
+        return -1;
+    int nk = 0, ns = 0, *cnt = s->cnt, *res_of = s->cnt + n;
+    for (int i = 0; i < n; i++) {
+        bool added;
+        int k = res_table_index(&s->h, gl[i].l.key, nk, &added);
+        if (added)
+            cnt[nk++] = 0;
+        cnt[k]++;
+        res_of[i] = k;
+    }
+    group_load *sh = s->tmp;
+    for (int i = 0; i < n; i++)
+        if (cnt[res_of[i]] > 1)
+            sh[ns++] = gl[i];
+    gt_msort(sh, (size_t)ns, sizeof *sh, by_resource_then_start, sh + ns);
+    gl = sh;
+    n = ns;
     for (int i = 0; i < n;) {
         int k = i;
         while (k < n && gl[k].l.key == gl[i].l.key)
@@ -61,11 +101,12 @@ void sync_loads_bound(sync_loads *s, timing *tm)
         }
         i = k;
     }
+    return 0;
 }
 
 int sync_loads_push(sync_loads *s, const coll_load *l, int m, int group, int64_t start)
 {
-    if (s->n + m > s->cap) {
+    if (s->n + m > s->cap) { /* s->n: reset by the caller, the buffer kept */
         int nc = 2 * (s->n + m);
         group_load *x = realloc(s->v, sizeof *x * (size_t)nc);
         if (!x)
@@ -93,8 +134,10 @@ int sync_loads_add(sync_loads *s, const coll_plan *c, const topology *t, const w
 void sync_loads_free(sync_loads *s)
 {
     free(s->v);
-    s->v = NULL;
-    s->n = s->cap = 0;
+    free(s->tmp);
+    free(s->cnt);
+    res_table_free(&s->h);
+    *s = (sync_loads){0};
 }
 
 /* --- pipeline transfers --------------------------------------------------------- */
@@ -128,27 +171,46 @@ static void merge_into(stream_load *v, int *n, res_table *h, stream_load x)
         merge_at(&v[i], &x);
 }
 
+/* The streams being gathered: v[0..n) in lw, two slots per lane, and the
+ * table of the rare third producer, made on first need. */
+typedef struct stream_set {
+    lb_work *lw;
+    int n;
+    int transfers;         /* the most distinct streams there can be */
+    int table;             /* lw->h holds this gathering's keys */
+} stream_set;
+
 /* The stream entry of transfers from lane src into lane dst. A lane's
  * inputs come from one or two neighbour lanes (previous stage forward, next
- * stage backward), so two slots per lane find it without hashing; a third
- * producer goes through h. */
-static void add_to_stream(stream_load *v, int *n, int *slot, res_table *h, int src, int dst,
-                          stream_load x)
+ * stage backward), so two slots per lane find it without hashing, and v
+ * holds two streams per lane; a third producer goes through the table
+ * (sized to every transfer only then: it was most of a large replay's
+ * peak memory). Streams keep their first-seen order either way. */
+static int add_to_stream(stream_set *ss, int src, int dst, stream_load x)
 {
+    lb_work *lw = ss->lw;
     for (int k = 0; k < 2; k++) {
-        int *sl = &slot[2 * (2 * dst + k)];
+        int *sl = &lw->slot[2 * (2 * dst + k)];
         if (sl[0] == src) {
-            merge_at(&v[sl[1]], &x);
-            return;
+            merge_at(&lw->v[sl[1]], &x);
+            return 0;
         }
         if (sl[0] < 0) {
             sl[0] = src;
-            sl[1] = *n;
-            v[(*n)++] = x;
-            return;
+            sl[1] = ss->n;
+            lw->v[ss->n++] = x;
+            return 0;
         }
     }
-    merge_into(v, n, h, x);
+    if (!ss->table) {
+        if (table_grow(&lw->h, &lw->cap_h, ss->transfers))
+            return -1;
+        ss->table = 1;
+    }
+    if (gt_grow(&lw->v, &lw->cap_v, 2 * (size_t)(ss->n + 1), sizeof *lw->v))
+        return -1;
+    merge_into(lw->v, &ss->n, &lw->h, x);
+    return 0;
 }
 
 /* tail[id]: op id's duration plus everything after it on its lane, plus the
@@ -211,20 +273,31 @@ static int64_t subset_bound(const stream_load *v, int n)
     return best;
 }
 
+void lb_work_free(lb_work *lw)
+{
+    sync_loads_free(&lw->sl);
+    free(lw->v);
+    free(lw->res);
+    free(lw->per);
+    free(lw->tail);
+    free(lw->slot);
+    res_table_free(&lw->h);
+    *lw = (lb_work){0};
+}
+
 /* Each stream onto the resources it crosses; raises the iteration to the
  * largest resource bound: all of a resource's transfers together, and
  * (with several streams on it) its best subset of streams. */
 static int resources_bound(const topology *t, const workload *w, const stream_load *v, int ns,
-                           timing *tm)
+                           timing *tm, lb_work *lw)
 {
-    stream_load *res = malloc(sizeof *res * (size_t)(3 * ns));
-    stream_load *per = malloc(sizeof *per * (size_t)(3 * ns)); /* one per (stream, resource) */
-    res_table h = {0};
-    if (!res || !per || res_table_init(&h, 3 * ns)) {
-        free(res);
-        free(per);
+    /* per: one entry per (stream, resource) */
+    if (gt_grow(&lw->res, &lw->cap_res, (size_t)(3 * ns), sizeof *lw->res) ||
+        gt_grow(&lw->per, &lw->cap_per, (size_t)(3 * ns), sizeof *lw->per) ||
+        table_grow(&lw->h, &lw->cap_h, 3 * ns))
         return -1;
-    }
+    stream_load *res = lw->res, *per = lw->per;
+    res_table *h = &lw->h;
     int nr = 0, np = 0;
     for (int s = 0; s < ns; s++) {
         int a = w->lanes[v[s].key / w->nlanes].gpu, b = w->lanes[v[s].key % w->nlanes].gpu;
@@ -235,7 +308,7 @@ static int resources_bound(const topology *t, const workload *w, const stream_lo
         for (int x = 0; x < k; x++) {
             stream_load one = {r[x].key, r[x].cap, v[s].bytes, lat, v[s].first_start,
                                v[s].min_tail};
-            merge_into(res, &nr, &h, one);
+            merge_into(res, &nr, h, one);
             per[np++] = one;
         }
     }
@@ -247,7 +320,8 @@ static int resources_bound(const topology *t, const workload *w, const stream_lo
     if (tm->xfer_all_ns > tm->iteration_ns)
         tm->iteration_ns = tm->xfer_all_ns;
     if (np > nr) { /* some resource carries several streams */
-        qsort(per, (size_t)np, sizeof *per, by_key_then_start);
+        /* a total order on values (by_key_then_start); res is free now */
+        gt_msort(per, (size_t)np, sizeof *per, by_key_then_start, res);
         for (int i = 0; i < np;) {
             int k = i;
             while (k < np && per[k].key == per[i].key)
@@ -261,62 +335,49 @@ static int resources_bound(const topology *t, const workload *w, const stream_lo
     }
     if (tm->xfer_subset_ns > tm->iteration_ns)
         tm->iteration_ns = tm->xfer_subset_ns;
-    res_table_free(&h);
-    free(res);
-    free(per);
     return 0;
 }
 
-int transfer_load_bound(const topology *t, const workload *w, timing *tm)
+int transfer_load_bound(const topology *t, const workload *w, timing *tm, lb_work *lw)
 {
     int n = 0;
     for (int i = 0; i < w->nops; i++)
         n += w->ops[i].input >= 0 && w->ops[i].xfer_bytes > 0;
     if (n == 0)
         return 0;
-    int64_t *tail = malloc(sizeof *tail * (size_t)w->nops);
-    stream_load *v = malloc(sizeof *v * (size_t)n);
-    int *slot = malloc(sizeof *slot * (size_t)(4 * w->nlanes));
-    res_table h = {0};
-    if (!tail || !v || !slot || res_table_init(&h, n)) {
-        free(tail);
-        free(v);
-        free(slot);
+    if (gt_grow(&lw->tail, &lw->cap_tail, (size_t)w->nops, sizeof *lw->tail) ||
+        gt_grow(&lw->v, &lw->cap_v, 2 * (size_t)w->nlanes, sizeof *lw->v) ||
+        gt_grow(&lw->slot, &lw->cap_slot, (size_t)(4 * w->nlanes), sizeof *lw->slot))
         return -1;
-    }
+    int64_t *tail = lw->tail;
     lane_tails(w, tail);
-    int ns = 0;
     for (int i = 0; i < 4 * w->nlanes; i++)
-        slot[i] = -1;
+        lw->slot[i] = -1;
+    stream_set ss = {lw, 0, n, 0};
     for (int i = 0; i < w->nops; i++) {
         const wl_op *o = &w->ops[i];
         if (o->input < 0 || o->xfer_bytes <= 0)
             continue;
         int src = w->ops[o->input].lane;
         long pair = (long)src * w->nlanes + o->lane;
-        add_to_stream(v, &ns, slot, &h, src, o->lane,
-                      (stream_load){pair, 0, o->xfer_bytes, 0, tm->ops[i].xfer_start, tail[i]});
+        if (add_to_stream(&ss, src, o->lane,
+                          (stream_load){pair, 0, o->xfer_bytes, 0, tm->ops[i].xfer_start,
+                                        tail[i]}))
+            return -1;
     }
-    res_table_free(&h);
-    int rc = resources_bound(t, w, v, ns, tm);
-    free(tail);
-    free(v);
-    free(slot);
-    return rc;
+    return resources_bound(t, w, lw->v, ss.n, tm, lw);
 }
 
 int transfer_streams_bound(const topology *t, const workload *w, const xfer_stream *s, int n,
-                           timing *tm)
+                           timing *tm, lb_work *lw)
 {
     if (n == 0)
         return 0;
-    stream_load *v = malloc(sizeof *v * (size_t)n);
-    if (!v)
+    if (gt_grow(&lw->v, &lw->cap_v, (size_t)n, sizeof *lw->v))
         return -1;
+    stream_load *v = lw->v;
     for (int i = 0; i < n; i++)
         v[i] = (stream_load){(long)s[i].src_lane * w->nlanes + s[i].dst_lane, 0, s[i].bytes, 0,
                              s[i].first_start, s[i].min_tail};
-    int rc = resources_bound(t, w, v, n, tm);
-    free(v);
-    return rc;
+    return resources_bound(t, w, v, n, tm, lw);
 }

@@ -15,6 +15,7 @@
 #ifndef GT_LOAD_BOUND_H
 #define GT_LOAD_BOUND_H
 
+#include "sim/base/res_table.h"
 #include "sim/models/collective.h"
 #include "sim/models/timing.h"
 #include "sim/inputs/topology.h"
@@ -22,21 +23,41 @@
 
 /* Each sync group's bytes per resource, gathered while the groups are built. */
 typedef struct sync_loads {
-    struct group_load *v;
+    struct group_load *v, *tmp; /* tmp: the shared loads, and the sort's scratch */
     int n, cap;
+    size_t cap_tmp, cap_cnt;
+    int *cnt;              /* loads on each distinct resource (h's index) */
+    res_table h;
+    int cap_h;
 } sync_loads;
 
 int sync_loads_add(sync_loads *s, const coll_plan *c, const topology *t, const workload *w,
                    int group, int64_t start);
 /* The same from loads already gathered (collective_loads' of the group). */
 int sync_loads_push(sync_loads *s, const coll_load *l, int m, int group, int64_t start);
-/* Raises tm->group_end of the last group on each shared resource. */
-void sync_loads_bound(sync_loads *s, timing *tm);
+/* Raises tm->group_end of the last group on each shared resource; 0, or
+ * -1 when out of memory. */
+int sync_loads_bound(sync_loads *s, timing *tm);
 void sync_loads_free(sync_loads *s);
+
+/* The transfer bound's work arrays, kept between evaluations (zeroed at
+ * first; grown, never shrunk), and the sync groups' loads. */
+typedef struct lb_work {
+    sync_loads sl;
+    struct stream_load *v, *res, *per;
+    size_t cap_v, cap_res, cap_per;
+    int64_t *tail;
+    size_t cap_tail;
+    int *slot;
+    size_t cap_slot;
+    res_table h;
+    int cap_h;
+} lb_work;
+void lb_work_free(lb_work *lw);
 
 /* Raises tm->iteration_ns to the transfer bound (after timing_finish_lanes);
  * returns 0, or -1 when out of memory. */
-int transfer_load_bound(const topology *t, const workload *w, timing *tm);
+int transfer_load_bound(const topology *t, const workload *w, timing *tm, lb_work *lw);
 
 /* The transfers from one lane into another over the iteration (what
  * transfer_load_bound gathers from the ops; the per-stage path has them in
@@ -51,6 +72,6 @@ typedef struct xfer_stream {
 
 /* transfer_load_bound from streams given directly (one per lane pair). */
 int transfer_streams_bound(const topology *t, const workload *w, const xfer_stream *s, int n,
-                           timing *tm);
+                           timing *tm, lb_work *lw);
 
 #endif

@@ -1,6 +1,8 @@
 /* stage_costs.c — stage times kept across evaluations (stage_costs.h). */
 #include "sim/estimator/stage_costs.h"
 
+#include "sim/base/grow.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,11 +44,10 @@ int stage_costs_begin(stage_costs *c, const job *j)
     if (c->job && n == c->job_len && job_bytes(j, c->job, 1) == n)
         return 0;
     stage_costs_clear(c);
-    free(c->job);
-    c->job = malloc(n);
-    c->job_len = n;
-    if (!c->job)
+    c->job_len = 0;
+    if (gt_grow(&c->job, &c->job_cap, n, 1)) /* kept: jobs alternate in some callers */
         return -1;
+    c->job_len = n;
     job_bytes(j, c->job, 0);
     return 0;
 }

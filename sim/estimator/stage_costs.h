@@ -19,7 +19,7 @@
 
 typedef struct stage_costs {
     unsigned char *job;   /* the job's bytes, then its profile's rows */
-    size_t job_len;
+    size_t job_len, job_cap;
     res_table h;          /* stage key -> entry */
     int64_t (*ns)[2];     /* forward, backward of each entry */
     int n, cap;

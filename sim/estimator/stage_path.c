@@ -300,11 +300,48 @@ static void add_stream(stage_path *sp, const sp_stage *s, int kind, int src, int
                                                 s->first[kind], s->min_tail[kind]};
 }
 
+/* Do two pipelines' stages run the same recurrence (durations, transfers,
+ * totals: everything but which links cross sites)? */
+static int same_stages(const sp_stage *a, const sp_stage *b, int S)
+{
+    for (int k = 0; k < S; k++)
+        for (int kind = 0; kind < 2; kind++)
+            if (a[k].dur[kind] != b[k].dur[kind] || a[k].xin_ns[kind] != b[k].xin_ns[kind] ||
+                a[k].has_in[kind] != b[k].has_in[kind] || a[k].xfer[kind] != b[k].xfer[kind] ||
+                a[k].total != b[k].total)
+                return 0;
+    return 1;
+}
+
+/* An earlier pipeline of the plan with the same stages and microbatches
+ * has run exactly this recurrence: its end state is this one's (data
+ * parallel replicas on like GPUs and links are the common case). */
+static int reuse_earlier(stage_path *sp, const plan *p, int pi, int lane0)
+{
+    int S = p->pipes[pi].nstages, m = p->pipes[pi].microbatches;
+    sp_stage *st = &sp->st[lane0];
+    for (int pj = 0, l0 = 0; pj < pi; l0 += p->pipes[pj].nstages, pj++) {
+        if (p->pipes[pj].nstages != S || p->pipes[pj].microbatches != m ||
+            !same_stages(&sp->st[l0], st, S))
+            continue;
+        for (int k = 0; k < S; k++) {
+            int wan[2] = {st[k].wan[F], st[k].wan[B]};
+            st[k] = sp->st[l0 + k];
+            st[k].wan[F] = wan[F];
+            st[k].wan[B] = wan[B];
+        }
+        sp->reused++;
+        return 1;
+    }
+    return 0;
+}
+
 int stage_path_run(stage_path *sp, const plan *p, const workload *w, timing *tm)
 {
     sp->nstreams = 0;
     sp->wan_bytes = 0;
     sp->skipped = 0;
+    sp->reused = 0;
     int Smax = 1;
     for (int pi = 0; pi < p->npipes; pi++)
         Smax = p->pipes[pi].nstages > Smax ? p->pipes[pi].nstages : Smax;
@@ -323,8 +360,9 @@ int stage_path_run(stage_path *sp, const plan *p, const workload *w, timing *tm)
             s->tail[F] = s->tail[B] = 0;
         }
         phase ph = {sp, st, sp->hist, S, 2 * S + 2, 0, 0};
-        for (int f = 0; f < w->accumulation; f++)
-            (p->schedule == SCHED_GPIPE ? flush_gpipe : flush_1f1b)(&ph, m);
+        if (!reuse_earlier(sp, p, pi, lane0))
+            for (int f = 0; f < w->accumulation; f++)
+                (p->schedule == SCHED_GPIPE ? flush_gpipe : flush_1f1b)(&ph, m);
         for (int k = 0; k < S; k++) {
             const sp_stage *s = &st[k];
             int l = lane0 + k;

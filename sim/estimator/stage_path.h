@@ -45,6 +45,7 @@ typedef struct stage_path {
     double wan_bytes;      /* of the pipeline transfers */
     double act;            /* bytes of one activation (or gradient) transfer */
     long skipped;          /* rounds jumped over in the last run (its speed-up) */
+    int reused;            /* pipelines of the last run that took an earlier one's result */
 } stage_path;
 
 /* Does the fast path apply to this checked plan? Fills the per-stage

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/base/grow.h"
 #include "sim/models/cost.h"
 #include "sim/models/memory.h"
 #include "sim/models/plan_check.h"
@@ -53,18 +54,15 @@ int plan_memory_all(const plan *p, const job *j, int ngpus, double **out)
     return rc;
 }
 
-int plan_view_memory(const plan_view *v, const plan *p, const job *j, double **out)
+/* Every GPU's memory into mem (used: scratch), ngpus = v->ngpus each. */
+static void view_memory_into(const plan_view *v, const plan *p, const job *j, double *mem,
+                             char *used)
 {
     job jb;
     j = plan_job(p, j, &jb);
     int ngpus = v->ngpus;
-    double *mem = calloc((size_t)(ngpus > 0 ? ngpus : 1), sizeof *mem);
-    char *used = calloc((size_t)(ngpus > 0 ? ngpus : 1), 1);
-    if (!mem || !used) {
-        free(mem);
-        free(used);
-        return -1;
-    }
+    memset(mem, 0, sizeof *mem * (size_t)ngpus);
+    memset(used, 0, (size_t)ngpus);
     for (int pi = 0; pi < p->npipes; pi++) {
         const plan_pipeline *pp = &p->pipes[pi];
         for (int k = 0; k < pp->nstages; k++) {
@@ -79,6 +77,19 @@ int plan_view_memory(const plan_view *v, const plan *p, const job *j, double **o
     }
     for (int g = 0; g < ngpus; g++)
         mem[g] = used[g] ? mem[g] + COST_RUNTIME_OVERHEAD_BYTES : 0;
+}
+
+int plan_view_memory(const plan_view *v, const plan *p, const job *j, double **out)
+{
+    int ngpus = v->ngpus;
+    double *mem = calloc((size_t)(ngpus > 0 ? ngpus : 1), sizeof *mem);
+    char *used = calloc((size_t)(ngpus > 0 ? ngpus : 1), 1);
+    if (!mem || !used) {
+        free(mem);
+        free(used);
+        return -1;
+    }
+    view_memory_into(v, p, j, mem, used);
     free(used);
     *out = mem;
     return 0;
@@ -149,17 +160,18 @@ static int check_stage_gpus(const plan *p, const topology *t, int pi, int k, int
                             gt_err *e)
 {
     const plan_stage *s = &p->pipes[pi].stages[k];
-    char name[160], other[160];
+    char name[160], other[160]; /* formatted only for a message: the planners check often */
     for (int x = 0; x < s->ngpus; x++) {
         int g = s->gpus[x];
-        topo_gpu_name(t, g, name, sizeof name);
         if (t->gpus[g].node != t->gpus[s->gpus[0]].node) {
+            topo_gpu_name(t, g, name, sizeof name);
             topo_gpu_name(t, s->gpus[0], other, sizeof other);
             return gt_fail(e, "pipelines[%d].stages[%d]: tensor-parallel GPUs must share a "
                               "node (%s and %s do not)", pi, k, other, name);
         }
         if (owner[g] >= 0) {
             int opi = owner[g] >> 16, ok = owner[g] & 0xffff;
+            topo_gpu_name(t, g, name, sizeof name);
             return gt_fail(e, "GPU %s is used twice (pipelines[%d].stages[%d] and "
                               "pipelines[%d].stages[%d])", name, opi, ok, pi, k);
         }
@@ -184,11 +196,12 @@ static int check_interleave(const plan *p, const plan_view *v, int pi, gt_err *e
     return 0;
 }
 
-static int check_gpus(const plan *p, const plan_view *v, const topology *t, gt_err *e)
+static int check_gpus(const plan *p, plan_check_buf *b, const topology *t, gt_err *e)
 {
-    int *owner = malloc((size_t)t->ngpus * sizeof *owner);
-    if (!owner)
+    const plan_view *v = &b->v;
+    if (gt_grow(&b->owner, &b->cap[2], (size_t)t->ngpus, sizeof *b->owner))
         return gt_fail(e, "out of memory");
+    int *owner = b->owner;
     for (int g = 0; g < t->ngpus; g++)
         owner[g] = -1;
     int rc = 0;
@@ -203,16 +216,21 @@ static int check_gpus(const plan *p, const plan_view *v, const topology *t, gt_e
         for (int k = 0; k < S && !rc; k++)
             rc = check_stage_gpus(p, t, pi, k, owner, e);
     }
-    free(owner);
     return rc;
 }
 
-static int check_memory(const plan *p, const plan_view *v, const topology *t, const job *j,
+/* Fills b->mem (the buffers grown to the view's GPUs) and checks each
+ * stage's GPU against its memory. */
+static int check_memory(const plan *p, plan_check_buf *b, const topology *t, const job *j,
                         gt_err *e)
 {
-    double *mem;
-    if (plan_view_memory(v, p, j, &mem))
+    const plan_view *v = &b->v;
+    int n = v->ngpus > 0 ? v->ngpus : 1;
+    if (gt_grow(&b->mem, &b->cap[0], (size_t)n, sizeof *b->mem) ||
+        gt_grow(&b->used, &b->cap[1], (size_t)n, 1))
         return gt_fail(e, "out of memory");
+    view_memory_into(v, p, j, b->mem, b->used);
+    const double *mem = b->mem;
     int rc = 0;
     for (int pi = 0; pi < p->npipes && !rc; pi++) {
         int S = v->S[pi];
@@ -230,7 +248,6 @@ static int check_memory(const plan *p, const plan_view *v, const topology *t, co
             }
         }
     }
-    free(mem);
     return rc;
 }
 
@@ -262,6 +279,23 @@ static int check_size(const plan *p, const plan_view *v, const job *j, gt_err *e
 
 int plan_check(const plan *p, const topology *t, const job *j, gt_err *e)
 {
+    plan_check_buf b = {0};
+    int rc = plan_check_into(p, t, j, &b, e);
+    plan_check_buf_free(&b);
+    return rc;
+}
+
+void plan_check_buf_free(plan_check_buf *b)
+{
+    plan_view_free(&b->v);
+    free(b->mem);
+    free(b->used);
+    free(b->owner);
+    memset(b, 0, sizeof *b);
+}
+
+int plan_check_into(const plan *p, const topology *t, const job *j, plan_check_buf *b, gt_err *e)
+{
     job jb;
     j = plan_job(p, j, &jb);
     if (p->npipes <= 0)
@@ -280,13 +314,12 @@ int plan_check(const plan *p, const topology *t, const job *j, gt_err *e)
         return gt_fail(e, "dp_shard \"%s\" needs dp_sync \"ring\" or \"ps\" (a sharded "
                           "sync is a reduce-scatter and all-gathers; \"hierarchical\" has no "
                           "such split)", shard_name(p->dp_shard));
-    plan_view v; /* as large as the plan's own stage lists */
-    if (plan_view_build(&v, p, t->ngpus, e))
+    /* as large as the plan's own stage lists */
+    if (plan_view_rebuild(&b->v, p, t->ngpus, e))
         return -1;
-    int rc = check_size(p, &v, j, e) || check_batch(p, j, e) || check_layers(p, j, e) ||
-                     check_gpus(p, &v, t, e) || plan_freq_check(p, t, e)
-                 ? -1
-                 : check_memory(p, &v, t, j, e);
-    plan_view_free(&v);
-    return rc;
+    const plan_view *v = &b->v;
+    return check_size(p, v, j, e) || check_batch(p, j, e) || check_layers(p, j, e) ||
+                   check_gpus(p, b, t, e) || plan_freq_check(p, t, e)
+               ? -1
+               : check_memory(p, b, t, j, e);
 }

@@ -14,6 +14,18 @@
  * covered once per pipeline, TP inside one node, microbatches x b = B, memory
  * fits. The first problem found is reported with the reason. */
 int plan_check(const plan *p, const topology *t, const job *j, gt_err *e);
+/* The same into buffers kept for the next check (zeroed at first): for a
+ * caller checking many plans. On success b->mem[g] is GPU g's memory
+ * (plan_memory_all's figures, t->ngpus of them). */
+typedef struct plan_check_buf {
+    plan_view v;
+    double *mem;
+    char *used;
+    int *owner;        /* check_gpus' work array */
+    size_t cap[3];
+} plan_check_buf;
+int plan_check_into(const plan *p, const topology *t, const job *j, plan_check_buf *b, gt_err *e);
+void plan_check_buf_free(plan_check_buf *b);
 
 /* Ops a replay of the plan holds: 2 x stages x microbatches, summed; plan_check
  * refuses more than PLAN_MAX_OPS before anything is allocated. */

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/base/grow.h"
+
 int plan_physical_stages(const plan *p, int pipe)
 {
     const plan_pipeline *pp = &p->pipes[pipe];
@@ -35,16 +37,20 @@ void plan_view_free(plan_view *v)
 int plan_view_build(plan_view *v, const plan *p, int ngpus, gt_err *e)
 {
     memset(v, 0, sizeof *v);
+    return plan_view_rebuild(v, p, ngpus, e);
+}
+
+int plan_view_rebuild(plan_view *v, const plan *p, int ngpus, gt_err *e)
+{
     size_t D = (size_t)(p->npipes > 0 ? p->npipes : 0), listed = 0;
     for (size_t pi = 0; pi < D; pi++)
         listed += (size_t)p->pipes[pi].nstages;
     v->npipes = (int)D;
     v->ngpus = ngpus > 0 ? ngpus : 0;
     /* one block per element size: S, v, lane0, mb, stage0 (D + 1) */
-    v->S = malloc(sizeof(int) * (5 * D + 1));
-    v->in_flight = malloc(sizeof(int) * (listed + 1));
-    v->gpu_pipe = malloc(sizeof(int) * (2 * (size_t)v->ngpus + 1));
-    if (!v->S || !v->in_flight || !v->gpu_pipe) {
+    if (gt_grow(&v->S, &v->cap[0], 5 * D + 1, sizeof(int)) ||
+        gt_grow(&v->in_flight, &v->cap[1], listed + 1, sizeof(int)) ||
+        gt_grow(&v->gpu_pipe, &v->cap[2], 2 * (size_t)v->ngpus + 1, sizeof(int))) {
         plan_view_free(v);
         return gt_fail(e, "out of memory for a plan of %zu stages", listed);
     }

@@ -27,10 +27,14 @@ typedef struct plan_view {
     int ngpus;
     int *gpu_pipe;     /* per GPU: its pipeline, -1 when unused */
     int *gpu_stage;    /* per GPU: its physical stage, -1 when unused */
+    size_t cap[3];     /* entries the three blocks hold (plan_view_rebuild) */
 } plan_view;
 
 /* Resolve p over a topology of ngpus GPUs. 0, or -1 with e set (memory). */
 int plan_view_build(plan_view *v, const plan *p, int ngpus, gt_err *e);
+/* The same into v's blocks, grown only when too small (v from an earlier
+ * build or zeroed): for a caller resolving many plans in turn. */
+int plan_view_rebuild(plan_view *v, const plan *p, int ngpus, gt_err *e);
 void plan_view_free(plan_view *v);
 static inline int plan_view_in_flight(const plan_view *v, int pipe, int k)
 {

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/base/grow.h"
 #include "sim/models/cost.h"
 #include "sim/models/dp_sync.h"
 
@@ -105,20 +106,18 @@ int syncgroups_build(workload *w, const job *j, const plan *p, gt_err *e)
     if (D < 2)
         return 0;
     size_t cells = (size_t)L * (size_t)D;
-    sg_ctx c = {w, j, p, D, L, malloc(sizeof(int) * cells), malloc(sizeof(int) * cells),
-                malloc(sizeof(int) * (size_t)D), malloc(sizeof(int) * (size_t)D), 0};
-    w->groups = calloc((size_t)L, sizeof *w->groups);
-    w->group_members = malloc(sizeof *w->group_members * cells);
-    if (w->gsync == GSYNC_OVERLAP) {
-        w->group_ready_op = malloc(sizeof *w->group_ready_op * cells);
-        w->group_ready_frac = malloc(sizeof *w->group_ready_frac * cells);
-    }
-    int rc = 0;
-    if (!c.owners || !c.stage || !c.lane0 || !c.base || !w->groups || !w->group_members ||
-        (w->gsync == GSYNC_OVERLAP && (!w->group_ready_op || !w->group_ready_frac))) {
-        rc = gt_fail(e, "out of memory");
-        goto out;
-    }
+    /* the workload's buffers, grown when too small (workload_rebuild) */
+    int overlap = w->gsync == GSYNC_OVERLAP;
+    if (gt_grow(&w->sg_scratch, &w->cap.sg_scratch, 2 * cells + 2 * (size_t)D, sizeof(int)) ||
+        gt_grow(&w->groups, &w->cap.groups, (size_t)L, sizeof *w->groups) ||
+        gt_grow(&w->group_members, &w->cap.members, cells, sizeof *w->group_members) ||
+        (overlap && (gt_grow(&w->group_ready_op, &w->cap.ready_op, cells, sizeof(int)) ||
+                     gt_grow(&w->group_ready_frac, &w->cap.ready_frac, cells, sizeof(double)))))
+        return gt_fail(e, "out of memory");
+    memset(w->groups, 0, sizeof *w->groups * (size_t)L);
+    int *scratch = w->sg_scratch;
+    sg_ctx c = {w, j, p, D, L, scratch, scratch + cells, scratch + 2 * cells,
+                scratch + 2 * cells + D, 0};
     for (int pi = 0, ops = 0; pi < D; pi++) {
         c.lane0[pi] = w->view.lane0[pi];
         c.base[pi] = ops;
@@ -137,10 +136,5 @@ int syncgroups_build(workload *w, const job *j, const plan *p, gt_err *e)
         add_run(&c, l, r);
         l = r;
     }
-out:
-    free(c.owners);
-    free(c.stage);
-    free(c.lane0);
-    free(c.base);
-    return rc;
+    return 0;
 }

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/base/grow.h"
+
 int timing_alloc(timing *tm, const workload *w, gt_err *e)
 {
     memset(tm, 0, sizeof *tm);
@@ -40,12 +42,15 @@ int timing_reuse(timing *tm, int cap[3], const workload *w, gt_err *e)
     lane_time *lanes = tm->lanes;
     int64_t *gs = tm->group_start, *ge = tm->group_end;
     int gcap = cap[2];
+    int64_t *scratch = tm->scratch;
+    size_t cap_scratch = tm->cap_scratch;
     memset(tm, 0, sizeof *tm);
     int rc = reuse((void **)&ops, &cap[0], w->nops, sizeof *ops) |
              reuse((void **)&lanes, &cap[1], w->nlanes, sizeof *lanes) |
              reuse((void **)&gs, &gcap, w->ngroups, sizeof *gs) |
              reuse((void **)&ge, &cap[2], w->ngroups, sizeof *ge);
-    *tm = (timing){.ops = ops, .lanes = lanes, .group_start = gs, .group_end = ge};
+    *tm = (timing){.ops = ops, .lanes = lanes, .group_start = gs, .group_end = ge,
+                   .scratch = scratch, .cap_scratch = cap_scratch};
     if (rc)
         return gt_fail(e, "out of memory for the timeline of %d ops", w->nops);
     return 0;
@@ -57,6 +62,7 @@ void timing_free(timing *tm)
     free(tm->lanes);
     free(tm->group_start);
     free(tm->group_end);
+    free(tm->scratch);
     memset(tm, 0, sizeof *tm);
 }
 
@@ -88,36 +94,43 @@ static int64_t union_length(int64_t *s, int64_t *e, int n)
     return total;
 }
 
-void timing_finish_lanes(timing *tm, const workload *w)
+int timing_finish_lanes(timing *tm, const workload *w)
 {
-    int *count = calloc((size_t)(w->nlanes > 0 ? w->nlanes : 1), sizeof *count);
-    int maxg = 0;
+    /* tm->scratch: each lane's first interval (nl + 1 offsets), then every
+     * lane's sync intervals, lane by lane in group order (one pass over
+     * the groups instead of one per lane) */
+    size_t nl = (size_t)(w->nlanes > 0 ? w->nlanes : 1), total = 0;
+    for (int g = 0; g < w->ngroups; g++)
+        total += (size_t)w->groups[g].nmembers;
+    if (gt_grow(&tm->scratch, &tm->cap_scratch, nl + 1 + 2 * total, sizeof *tm->scratch))
+        return -1;
+    int64_t *first = tm->scratch, *s = first + nl + 1, *e = s + total;
+    memset(first, 0, sizeof *first * (nl + 1));
     for (int g = 0; g < w->ngroups; g++)
         for (int m = 0; m < w->groups[g].nmembers; m++)
-            if (++count[w->groups[g].members[m]] > maxg)
-                maxg = count[w->groups[g].members[m]];
-    int64_t *s = malloc(sizeof *s * (size_t)(maxg + 1)), *e = malloc(sizeof *e * (size_t)(maxg + 1));
+            first[w->groups[g].members[m] + 1]++;
+    for (size_t l = 0; l < nl; l++)
+        first[l + 1] += first[l];
+    for (int g = 0; g < w->ngroups; g++) /* first[l]: lane l's next free entry */
+        for (int m = 0; m < w->groups[g].nmembers; m++) {
+            int64_t k = first[w->groups[g].members[m]]++;
+            s[k] = tm->group_start[g];
+            e[k] = tm->group_end[g];
+        }
     tm->iteration_ns = 0;
-    for (int l = 0; l < w->nlanes; l++) {
+    for (int l = 0, k0 = 0; l < w->nlanes; l++) {
         lane_time *lt = &tm->lanes[l];
-        int n = 0;
+        int n = (int)(first[l] - k0); /* first[l] is now the end of lane l's entries */
         lt->sync_end = lt->bwd_end;
-        for (int g = 0; g < w->ngroups && count[l]; g++)
-            for (int m = 0; m < w->groups[g].nmembers; m++)
-                if (w->groups[g].members[m] == l) {
-                    s[n] = tm->group_start[g];
-                    e[n] = tm->group_end[g];
-                    if (e[n] > lt->sync_end)
-                        lt->sync_end = e[n];
-                    n++;
-                }
-        lt->sync_comm_ns = union_length(s, e, n);
+        for (int k = k0; k < k0 + n; k++)
+            if (e[k] > lt->sync_end)
+                lt->sync_end = e[k];
+        lt->sync_comm_ns = union_length(s + k0, e + k0, n);
+        k0 += n;
         lt->opt_start = lt->sync_end;
         lt->opt_end = lt->opt_start + w->lanes[l].opt_ns;
         if (lt->opt_end > tm->iteration_ns)
             tm->iteration_ns = lt->opt_end;
     }
-    free(s);
-    free(e);
-    free(count);
+    return 0;
 }

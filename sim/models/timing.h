@@ -30,6 +30,8 @@ typedef struct timing {
     int64_t xfer_all_ns;  /* estimator: the transfer bound over each resource's transfers */
     int64_t xfer_subset_ns; /* ... over its best subset of streams (0: none shared) */
     double wan_bytes;     /* bytes that crossed a WAN link */
+    int64_t *scratch;     /* timing_finish_lanes' work space, kept by timing_reuse */
+    size_t cap_scratch;
 } timing;
 
 int timing_alloc(timing *tm, const workload *w, gt_err *e);
@@ -39,7 +41,7 @@ int timing_alloc(timing *tm, const workload *w, gt_err *e);
 int timing_reuse(timing *tm, int cap[3], const workload *w, gt_err *e);
 void timing_free(timing *tm);
 /* After group times are known: lane sync ends, sync comm time, optimizer
- * and the iteration end. */
-void timing_finish_lanes(timing *tm, const workload *w);
+ * and the iteration end. 0, or -1 when out of memory. */
+int timing_finish_lanes(timing *tm, const workload *w); /* 0, or -1: out of memory */
 
 #endif

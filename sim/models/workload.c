@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/base/grow.h"
 #include "sim/models/cost.h"
 #include "sim/models/plan_check.h"
 #include "sim/inputs/freq.h"
@@ -196,25 +197,38 @@ static void fill_lanes(workload *w, const topology *t, const job *j, const plan 
 static int build(workload *w, const topology *t, const job *j, const plan *p, int with_ops,
                  gt_err *e)
 {
+    workload keep = *w; /* buffers to reuse (workload_rebuild) */
     memset(w, 0, sizeof *w);
+    w->view = keep.view;
+    w->ops = keep.ops;
+    w->lanes = keep.lanes;
+    w->lane_of_gpu = keep.lane_of_gpu;
+    w->groups = keep.groups;
+    w->group_members = keep.group_members;
+    w->group_ready_op = keep.group_ready_op;
+    w->group_ready_frac = keep.group_ready_frac;
+    w->sg_scratch = keep.sg_scratch;
+    w->cap = keep.cap;
     w->accumulation = plan_accumulation(p, j);
     w->shard = p->dp_shard;
     w->gsync = p->grad_sync;
     int nops = count_ops(p, w->accumulation);
     if (nops < 0)
         return gt_fail(e, "plan too large to simulate (over %d ops; plan_check says why)", PLAN_MAX_OPS);
-    if (plan_view_build(&w->view, p, t->ngpus, e))
+    if (plan_view_rebuild(&w->view, p, t->ngpus, e)) {
+        workload_free(w);
         return -1;
+    }
     int nlanes = w->view.nlanes;
     if (!with_ops)
         nops = 0; /* lanes and groups only: the estimator's per-stage path */
-    w->ops = malloc(sizeof *w->ops * (size_t)(nops > 0 ? nops : 1));
-    w->lanes = calloc((size_t)nlanes, sizeof *w->lanes);
-    w->lane_of_gpu = malloc(sizeof *w->lane_of_gpu * (size_t)t->ngpus);
-    if (!w->ops || !w->lanes || !w->lane_of_gpu) {
+    if (gt_grow(&w->ops, &w->cap.ops, (size_t)nops, sizeof *w->ops) ||
+        gt_grow(&w->lanes, &w->cap.lanes, (size_t)nlanes, sizeof *w->lanes) ||
+        gt_grow(&w->lane_of_gpu, &w->cap.gpus, (size_t)t->ngpus, sizeof *w->lane_of_gpu)) {
         workload_free(w);
         return gt_fail(e, "out of memory for %d ops", nops);
     }
+    memset(w->lanes, 0, sizeof *w->lanes * (size_t)nlanes);
     for (int g = 0; g < t->ngpus; g++)
         w->lane_of_gpu[g] = -1;
     w->nops = nops;
@@ -252,10 +266,23 @@ static int build(workload *w, const topology *t, const job *j, const plan *p, in
 
 int workload_build(workload *w, const topology *t, const job *j, const plan *p, gt_err *e)
 {
+    memset(w, 0, sizeof *w);
     return build(w, t, j, p, 1, e);
 }
 
 int workload_build_lanes(workload *w, const topology *t, const job *j, const plan *p, gt_err *e)
+{
+    memset(w, 0, sizeof *w);
+    return build(w, t, j, p, 0, e);
+}
+
+int workload_rebuild(workload *w, const topology *t, const job *j, const plan *p, gt_err *e)
+{
+    return build(w, t, j, p, 1, e);
+}
+
+int workload_rebuild_lanes(workload *w, const topology *t, const job *j, const plan *p,
+                           gt_err *e)
 {
     return build(w, t, j, p, 0, e);
 }
@@ -269,6 +296,7 @@ void workload_free(workload *w)
     free(w->group_members);
     free(w->group_ready_op);
     free(w->group_ready_frac);
+    free(w->sg_scratch);
     plan_view_free(&w->view);
     memset(w, 0, sizeof *w);
 }

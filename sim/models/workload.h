@@ -73,6 +73,11 @@ typedef struct workload {
     int accumulation;         /* pipeline flushes per optimizer step */
     double tokens;            /* tokens per iteration */
     double flops;             /* model FLOPs per iteration */
+    int *sg_scratch;          /* syncgroups_build's work arrays */
+    /* elements each buffer above holds (workload_rebuild keeps them) */
+    struct wl_caps {
+        size_t ops, lanes, gpus, groups, members, ready_op, ready_frac, sg_scratch;
+    } cap;
 } workload;
 
 /* Build the op lists of a checked plan (plan_check first). */
@@ -89,6 +94,12 @@ void workload_stage_base_ns(const topology *t, const job *j, const plan *p, int 
  * clocks (0 = maximum) under the stage's clocks. */
 void workload_stage_clocks(const topology *t, const plan *p, int pi, int k, int64_t fns,
                            int64_t bns, int64_t dur[2][2], int32_t clk[2][2]);
+/* workload_build / workload_build_lanes into w's buffers, grown only when
+ * too small (w from an earlier build, or zeroed): no allocation once they
+ * are large enough, for a caller building many plans in turn. */
+int workload_rebuild(workload *w, const topology *t, const job *j, const plan *p, gt_err *e);
+int workload_rebuild_lanes(workload *w, const topology *t, const job *j, const plan *p,
+                           gt_err *e);
 void workload_free(workload *w);
 
 #endif
