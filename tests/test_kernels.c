@@ -101,7 +101,7 @@ static void test_layer_gemms_match_flop_formula(void **state)
     g.k_sat = 0;
     g.mem_bw = 1e30;
     job j = gpt_job(32, 4096, 16384, 2048);
-    j.fused_attention = false; /* the unfused core computes all s x s scores */
+    j.attention = ATTN_UNFUSED; /* the unfused core computes all s x s scores */
     double flops = cost_layer_fwd_flops(&j.model, 2, j.seq);
     for (int tp = 1; tp <= 8; tp *= 2) {
         kern_time f, b;

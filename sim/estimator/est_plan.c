@@ -133,7 +133,7 @@ int estimate_plan_ws(est_workspace *ws, const topology *t, const job *j, const p
     out->tokens_per_s = ws->w.tokens / out->iteration_s;
     out->gpus_used = plan_gpus_used(p);
     double *mem;
-    if (plan_memory_all(p, j, t->ngpus, &mem))
+    if (plan_memory_all(p, t, j, t->ngpus, &mem))
         return gt_fail(e, "out of memory");
     for (int g = 0; g < t->ngpus; g++) {
         double need = mem[g] / topo_gpu_type(t, g)->mem_bytes;

@@ -9,6 +9,7 @@
  * GPU unless sequence parallelism splits them along the sequence. */
 #include "sim/models/kernels.h"
 
+#include "sim/models/attn_choice.h"
 #include "sim/models/flash_attn.h"
 
 #include <math.h>
@@ -123,7 +124,8 @@ void kern_attention(const job *j, const gpu_type *g, int tp, int b, int bwd, ker
     double batch = (double)b * m->heads / tp; /* heads of this GPU, times sequences */
     double pk = kern_peak(g, j->precision < PREC_TF32 ? PREC_BF16 : j->precision);
     double T = (double)b * s, width = (double)m->hidden / tp;
-    if (j->fused_attention && flash_has_data(g, j->attn_impl, bwd)) {
+    int fused = attn_fused_on(j, g);
+    if (fused && flash_has_data(g, j->attn_impl, bwd)) {
         /* a fused kernel with a measured efficiency on this architecture:
          * priced by its own work structure (sim/models/flash_attn.c) */
         double bytes = (bwd ? 8.0 : 4.0) * T * width * e; /* Q,K,V,O (+dO,dQ,dK,dV) */
@@ -131,7 +133,7 @@ void kern_attention(const job *j, const gpu_type *g, int tp, int b, int bwd, ker
         o->kernels += bwd ? 2 : 1;
         return;
     }
-    if (j->fused_attention) {
+    if (fused) {
         /* no measurement for this type: FlashAttention (causal) as GEMMs:
          * each query tile loops over the key
          * blocks, so both products run as s x d outputs with a K loop of
@@ -266,7 +268,7 @@ double kern_layers_s(const job *j, const gpu_type *g, int tp, int b, int n, int 
     if (bwd && j->recompute == RECOMPUTE_FULL) {
         kern_layer(j, g, tp, b, 0, &k);
         t += kern_total_s(&k, freq_scale);
-    } else if (bwd && j->recompute_attention && !j->fused_attention) {
+    } else if (bwd && j->recompute_attention && !attn_fused_on(j, g)) {
         /* selective recomputation redoes the attention core; a fused kernel
          * already recomputes it inside its backward */
         kern_time a = {0};

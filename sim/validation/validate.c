@@ -260,7 +260,8 @@ void val_build_job(const val_row *r, job *j)
     precision_parse(r->precision, &pk);
     j->precision = pk;
     j->precision_bytes = precision_act_bytes(pk);
-    j->fused_attention = strcmp(r->attention, "unfused") != 0;
+    /* a row states the kernel its run used: forced, never auto */
+    j->attention = strcmp(r->attention, "unfused") ? ATTN_FUSED : ATTN_UNFUSED;
     j->attn_impl = !strcmp(r->attention, "flash2")   ? ATTN_FLASH2
                    : !strcmp(r->attention, "triton") ? ATTN_TRITON
                                                      : ATTN_DEFAULT;
