@@ -40,6 +40,9 @@ typedef struct job {
     attn_impl_kind attn_impl; /* which fused kernel (sim/models/flash_attn.c) */
     bool sequence_parallel; /* Megatron SP: norms/dropout split over TP, RS + AG */
     bool recompute_attention; /* selective recompute: attention core redone in backward */
+    bool recompute_ops;     /* torchtitan's per-op selective checkpointing (validation
+                               rows' recompute "ops"): every second GEMM and the
+                               pointwise ops redone in backward (kernels.c) */
     bool tp_comm_overlap;   /* Megatron-Core --tp-comm-overlap: with sequence parallelism,
                                each TP all-gather / reduce-scatter runs under its GEMM
                                (sim/models/kernels.c); off by default */

@@ -193,10 +193,25 @@ static double tp_comm_s(const job *j, const gpu_type *g, int tp, int b, const do
     return s;
 }
 
+/* The layer's memory-bound kernels: two norms (read x, write y; backward
+ * also reads dy), two dropout + residual adds (read two, write one; backward
+ * passes two) and the MLP activation on the t-th share of T x f (GeLU one
+ * input, SwiGLU two). */
+static void pointwise(const job *j, const gpu_type *g, int tp, int b, int bwd, kern_time *o)
+{
+    const model_spec *m = &j->model;
+    double T = (double)b * j->seq, e = elem_bytes(j);
+    double E = T * m->hidden / (j->sequence_parallel ? tp : 1);
+    o->mem_s += kern_mem_s(g, E * e * (bwd ? 2 * 3 + 2 * 3 : 2 * 2 + 2 * 3));
+    double F = T * m->ffn / tp;
+    o->mem_s += kern_mem_s(g, F * e * (m->gated_mlp ? (bwd ? 5 : 3) : (bwd ? 3 : 2)));
+    o->kernels += 5;
+}
+
 void kern_layer(const job *j, const gpu_type *g, int tp, int b, int bwd, kern_time *o)
 {
     const model_spec *m = &j->model;
-    double T = (double)b * j->seq, h = m->hidden, f = m->ffn, e = elem_bytes(j);
+    double T = (double)b * j->seq, h = m->hidden, f = m->ffn;
     double kv = (double)m->kv_heads * h / m->heads;
     *o = (kern_time){0};
     /* QKV, attention projection, MLP up (gate), MLP down; each one's GEMM
@@ -209,17 +224,32 @@ void kern_layer(const job *j, const gpu_type *g, int tp, int b, int bwd, kern_ti
         gemm[i] = o->gemm_s - before;
     }
     kern_attention(j, g, tp, b, bwd, o);
-    /* two norms (read x, write y; backward also reads dy) and two
-     * dropout + residual adds (read two, write one; backward passes two) */
-    double E = T * h / (j->sequence_parallel ? tp : 1);
-    o->mem_s += kern_mem_s(g, E * e * (bwd ? 2 * 3 + 2 * 3 : 2 * 2 + 2 * 3));
-    /* the MLP activation on the t-th share of T x f (GeLU one input, SwiGLU
-     * two) */
-    double F = T * f / tp;
-    o->mem_s += kern_mem_s(g, F * e * (m->gated_mlp ? (bwd ? 5 : 3) : (bwd ? 3 : 2)));
-    o->kernels += 5;
+    pointwise(j, g, tp, b, bwd, o);
     o->launch_s = o->kernels * g->kernel_s;
     o->comm_s = tp_comm_s(j, g, tp, b, gemm);
+}
+
+/* torchtitan's per-op selective checkpointing (selective_ac_option "op",
+ * torchtitan/models/llama3/parallelize: _custom_policy) saves the outputs of
+ * the ops in its save list (mm, the SDPA / flash attention kernel, the
+ * reduce-scatter) except every second mm, and recomputes everything else in
+ * the backward. A layer's mms run wq wk wv wo w1 w3 w2 (gated MLP; w1 w2
+ * otherwise): the 2nd, 4th and 6th (wk, wo, w3; GeLU: wk, wo) are redone,
+ * forward, together with the norms, residual adds and MLP activation; the
+ * attention core and the collectives are not (saved). The memory side is
+ * MEM_ACT_OPS (memory.c). */
+static void ops_recompute(const job *j, const gpu_type *g, int tp, int b, kern_time *o)
+{
+    const model_spec *m = &j->model;
+    double T = (double)b * j->seq, h = m->hidden, f = m->ffn;
+    double kv = (double)m->kv_heads * h / m->heads;
+    *o = (kern_time){0};
+    linear(j, g, T, kv / tp, h, 0, o);     /* wk */
+    linear(j, g, T, h, h / tp, 0, o);      /* wo */
+    if (m->gated_mlp)
+        linear(j, g, T, f / tp, h, 0, o);  /* w3 */
+    pointwise(j, g, tp, b, 0, o);
+    o->launch_s = o->kernels * g->kernel_s;
 }
 
 void kern_embedding(const job *j, const gpu_type *g, int tp, int b, int bwd, kern_time *o)
@@ -268,6 +298,10 @@ double kern_layers_s(const job *j, const gpu_type *g, int tp, int b, int n, int 
     if (bwd && j->recompute == RECOMPUTE_FULL) {
         kern_layer(j, g, tp, b, 0, &k);
         t += kern_total_s(&k, freq_scale);
+    } else if (bwd && j->recompute_ops) {
+        kern_time a;
+        ops_recompute(j, g, tp, b, &a);
+        t += kern_total_s(&a, freq_scale);
     } else if (bwd && j->recompute_attention && !attn_fused_on(j, g)) {
         /* selective recomputation redoes the attention core; a fused kernel
          * already recomputes it inside its backward */

@@ -7,6 +7,7 @@
 void memory_policy_of(const job *j, mem_policy *pol)
 {
     pol->act = j->recompute == RECOMPUTE_FULL ? MEM_ACT_FULL
+               : j->recompute_ops             ? MEM_ACT_OPS
                : j->recompute_attention       ? MEM_ACT_SELECTIVE
                                               : MEM_ACT_NONE;
     pol->loss_bytes = 4.0;

@@ -256,6 +256,7 @@ void val_build_job(const val_row *r, job *j)
     j->microbatch = r->micro_batch;
     j->recompute = !strcmp(r->recompute, "full") ? RECOMPUTE_FULL : RECOMPUTE_NONE;
     j->recompute_attention = !strcmp(r->recompute, "selective");
+    j->recompute_ops = !strcmp(r->recompute, "ops");
     precision_kind pk = PREC_BF16;
     precision_parse(r->precision, &pk);
     j->precision = pk;
