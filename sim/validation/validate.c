@@ -83,6 +83,10 @@ static int read_row(csv_reader *c, const int *sc, const int *ic, const int *dc, 
         strcmp(r->attention, "triton") && strcmp(r->attention, "unfused"))
         return gt_fail(e, "%s:%d: row %s: column 'attention': expected fused, flash2, triton or "
                           "unfused, got '%s'", c->path, c->line, r->id, r->attention);
+    if (need && strcmp(r->recompute, "none") && strcmp(r->recompute, "selective") &&
+        strcmp(r->recompute, "full") && strcmp(r->recompute, "ops"))
+        return gt_fail(e, "%s:%d: row %s: column 'recompute': expected none, selective, full or "
+                          "ops, got '%s'", c->path, c->line, r->id, r->recompute);
     return 0;
 }
 
