@@ -21,9 +21,11 @@ const char CLI_JOB_HELP[] =
     "  --recompute none|full|selective  activation recomputation (default none;\n"
     "                         selective redoes the attention core in backward)\n"
     "  --precision P          bf16 (default), fp16, fp8, tf32 or fp32: the GEMMs' peak\n"
-    "  --attention fused|flash2|triton|unfused  the architecture's fused attention\n"
-    "                         kernel (default), FlashAttention-2, the Triton\n"
-    "                         FlashAttention kernel, or unfused softmax\n"
+    "  --attention auto|fused|flash2|triton|unfused  auto (default): per GPU type,\n"
+    "                         the architecture's fused kernel where FlashAttention-2\n"
+    "                         runs (Ampere+), else unfused softmax; or force the fused\n"
+    "                         kernel, FlashAttention-2, the Triton FlashAttention\n"
+    "                         kernel (refused on Volta) or unfused softmax\n"
     "  --sequence-parallel    Megatron sequence parallelism inside a TP group\n"
     "  --opt-bytes N          bytes per parameter of training state, >= 4 (2 weights +\n"
     "                         2 gradients + optimizer state; default 16)\n"
@@ -191,13 +193,13 @@ static int cli_parse_kernel_opt(cli_common *c, int argc, char **argv, int *i)
     if (!strcmp(a, "--attention")) {
         if (cli_value(c->cmd, argc, argv, i, &v))
             return -1;
-        static const char *const kinds[] = {"unfused", "fused", "flash2", "triton"};
+        static const char *const kinds[] = {"unfused", "fused", "flash2", "triton", "auto"};
         c->attention = -1;
-        for (int k = 0; k < 4; k++)
+        for (int k = 0; k < 5; k++)
             if (!strcmp(v, kinds[k]))
                 c->attention = k;
         if (c->attention < 0) {
-            cli_usage_error(c->cmd, "--attention expects fused, flash2, triton or unfused, "
+            cli_usage_error(c->cmd, "--attention expects auto, fused, flash2, triton or unfused, "
                                     "got '%s'", v);
             return -1;
         }
@@ -295,8 +297,8 @@ int cli_load_job(cli_common *c, job *j, gt_err *e)
         j->precision = (precision_kind)c->precision;
         j->precision_bytes = precision_act_bytes(j->precision);
     }
-    if (c->attention >= 0) {
-        j->fused_attention = c->attention >= 1;
+    if (c->attention >= 0 && c->attention <= 3) { /* 4 = auto, the default */
+        j->attention = c->attention >= 1 ? ATTN_FUSED : ATTN_UNFUSED;
         j->attn_impl = c->attention >= 2 ? (attn_impl_kind)(c->attention - 1) : ATTN_DEFAULT;
     }
     j->sequence_parallel = c->sequence_parallel == 1;

@@ -219,7 +219,7 @@ static bool run_one(const planner_def *d, const topology *t, const job *j, const
     double *mem = NULL;
     if (r->ok && p.npipes > 0 && p.pipes[0].nstages > 0)
         r->tp = p.pipes[0].stages[0].ngpus;
-    if (r->ok && !plan_memory_all(&p, j, t->ngpus, &mem))
+    if (r->ok && !plan_memory_all(&p, t, j, t->ngpus, &mem))
         for (int g = 0; g < t->ngpus; g++)
             r->peak_mem = mem[g] > r->peak_mem ? mem[g] : r->peak_mem;
     free(mem);

@@ -53,7 +53,7 @@ int cmd_plan_check(int argc, char **argv)
     } else {
         double peak = 0;
         for (int g = 0; g < t.ngpus; g++) {
-            double m = plan_gpu_memory(&p, &j, g);
+            double m = plan_gpu_memory(&p, &t, &j, g);
             peak = m > peak ? m : peak;
         }
         printf("%s: ok (%d pipelines, %d GPUs of %d, schedule %s, sync %s, microbatch "

@@ -19,7 +19,7 @@ typedef struct pipe_ctx {
 /* Microbatches of activations alive on stage k of S (m per pipeline). */
 int enc_in_flight(sched_kind sched, int S, int k, int m);
 /* cost_stage_memory() from precomputed pieces (the hot path of the DP). */
-double enc_stage_need(const enc_problem *pr, int bi, int a, int e, int inflight);
+double enc_stage_need(const enc_problem *pr, int bi, int ty, int a, int e, int inflight);
 /* The pipeline's layer split as a partition_dp.h problem. */
 pdp_problem enc_pipe_problem(const pipe_ctx *c);
 

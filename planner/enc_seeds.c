@@ -297,8 +297,9 @@ int enc_seed_site(const enc_problem *pr, int rank, sched_kind sched, sync_kind s
 static int64_t overflow_cost(const void *vc, int k, int a, int e)
 {
     const pipe_ctx *c = vc;
-    double need = enc_stage_need(c->pr, c->bi, a, e, enc_in_flight(c->sched, c->S, k, c->m));
-    double have = topo_gpu_type(c->pr->t, c->gpus[k])->mem_bytes;
+    int ty = c->pr->t->gpus[c->gpus[k]].type;
+    double need = enc_stage_need(c->pr, c->bi, ty, a, e, enc_in_flight(c->sched, c->S, k, c->m));
+    double have = c->pr->t->types[ty].mem_bytes;
     return need > have ? (int64_t)ceil(need - have) : 0;
 }
 

@@ -11,6 +11,7 @@
 #include "enc_pipe.h"
 #include "partition_dp.h"
 #include "tp_view.h"
+#include "sim/models/attn_choice.h"
 #include "sim/models/cost.h"
 #include "sim/models/dp_sync.h"
 #include "sim/models/memory.h"
@@ -45,14 +46,21 @@ static void init_costs(enc_problem *pr)
     /* a unit of tp GPUs (tp_view.h) holds tp x what each of its GPUs holds
      * (memory.h: activations per GPU are not simply 1/tp of one GPU's) */
     int tp = pr->cfg.tp ? pr->cfg.tp->tp : 1;
-    for (int bi = 0; bi < pr->nb; bi++) {
-        int b = pr->bval[bi];
-        pr->act_layer[bi] = tp * memory_layer_activation_bytes(j, b, tp);
-        /* memory_stage_temporary() depends on the stage only through
-         * whether it holds the last layer */
-        pr->tmp_mid[bi] = tp * memory_stage_temporary(j, b, 0, tp, SHARD_NONE, 1);
-        pr->tmp_last[bi] = tp * memory_stage_temporary(j, b, L - 1, tp, SHARD_NONE, 1);
+    for (int f = 0; f < 2; f++) {
+        job jf = *j;
+        jf.attention = f ? ATTN_FUSED : ATTN_UNFUSED;
+        const job *jj = j->attention == ATTN_AUTO ? &jf : j;
+        for (int bi = 0; bi < pr->nb; bi++) {
+            int b = pr->bval[bi];
+            pr->act_layer[bi][f] = tp * memory_layer_activation_bytes(jj, b, tp);
+            /* memory_stage_temporary() depends on the stage only through
+             * whether it holds the last layer */
+            pr->tmp_mid[bi][f] = tp * memory_stage_temporary(jj, b, 0, tp, SHARD_NONE, 1);
+            pr->tmp_last[bi][f] = tp * memory_stage_temporary(jj, b, L - 1, tp, SHARD_NONE, 1);
+        }
     }
+    for (int ty = 0; ty < pr->ntypes; ty++)
+        pr->ty_fused[ty] = (unsigned char)attn_fused_on(j, &pr->t->types[ty]);
     for (int bi = 0; bi < pr->nb; bi++)
         for (int ty = 0; ty < pr->ntypes; ty++) {
             const gpu_type *g = &pr->t->types[ty];
@@ -140,7 +148,8 @@ int enc_problem_init(enc_problem *pr, const topology *t, const job *j, const enc
     pr->lay_ns = malloc(sizeof(int64_t) * nt);
     pr->emb_ns = malloc(sizeof(int64_t) * nt);
     pr->head_ns = malloc(sizeof(int64_t) * nt);
-    if (!pr->lay_ns || !pr->emb_ns || !pr->head_ns || init_classes(pr, e)) {
+    pr->ty_fused = malloc((size_t)(pr->ntypes > 0 ? pr->ntypes : 1));
+    if (!pr->lay_ns || !pr->emb_ns || !pr->head_ns || !pr->ty_fused || init_classes(pr, e)) {
         enc_problem_free(pr);
         return gt_fail(e, "out of memory");
     }
@@ -158,6 +167,7 @@ void enc_problem_free(enc_problem *pr)
     free(pr->lay_ns);
     free(pr->emb_ns);
     free(pr->head_ns);
+    free(pr->ty_fused);
     memset(pr, 0, sizeof *pr);
 }
 
@@ -400,19 +410,20 @@ static int64_t stage_cost(const void *vc, int k, int a, int e)
 /* cost_stage_memory() from precomputed pieces (the hot path of the DP).
  * Rounding may differ from plan_check() in the last bit; a plan it then
  * rejects is merely lost as a candidate. */
-double enc_stage_need(const enc_problem *pr, int bi, int a, int e, int inflight)
+double enc_stage_need(const enc_problem *pr, int bi, int ty, int a, int e, int inflight)
 {
-    int n = e - a + 1;
-    return n * (pr->mem_layer + pr->act_layer[bi] * inflight) + (a == 0 ? pr->mem_emb : 0) +
-           (e == pr->L - 1 ? pr->mem_head + pr->tmp_last[bi] : pr->tmp_mid[bi]) +
+    int n = e - a + 1, f = pr->ty_fused[ty];
+    return n * (pr->mem_layer + pr->act_layer[bi][f] * inflight) + (a == 0 ? pr->mem_emb : 0) +
+           (e == pr->L - 1 ? pr->mem_head + pr->tmp_last[bi][f] : pr->tmp_mid[bi][f]) +
            COST_RUNTIME_OVERHEAD_BYTES;
 }
 
 static bool stage_fits(const void *vc, int k, int a, int e)
 {
     const pipe_ctx *c = vc;
-    double need = enc_stage_need(c->pr, c->bi, a, e, enc_in_flight(c->sched, c->S, k, c->m));
-    return need <= c->pr->t->types[c->pr->t->gpus[c->gpus[k]].type].mem_bytes;
+    int ty = c->pr->t->gpus[c->gpus[k]].type;
+    double need = enc_stage_need(c->pr, c->bi, ty, a, e, enc_in_flight(c->sched, c->S, k, c->m));
+    return need <= c->pr->t->types[ty].mem_bytes;
 }
 
 pdp_problem enc_pipe_problem(const pipe_ctx *c)

@@ -77,8 +77,10 @@ typedef struct enc_problem {
     int mtot[ENC_MAX_B]; /* microbatches per iteration, B / b */
     int64_t *lay_ns, *emb_ns, *head_ns; /* [nb * ntypes] fwd+bwd ns, one microbatch */
     double mem_layer, mem_emb, mem_head; /* training-state bytes: a layer, embedding, head */
-    double act_layer[ENC_MAX_B];         /* activation bytes per layer and microbatch */
-    double tmp_mid[ENC_MAX_B], tmp_last[ENC_MAX_B]; /* memory_stage_temporary(): other / last stage */
+    /* [b][fused]: under the unfused (0) or fused (1) attention kernel */
+    double act_layer[ENC_MAX_B][2];      /* activation bytes per layer and microbatch */
+    double tmp_mid[ENC_MAX_B][2], tmp_last[ENC_MAX_B][2]; /* memory_stage_temporary(): other / last stage */
+    unsigned char *ty_fused; /* [ntypes] 1 when the type runs the fused kernel (attn_choice.h) */
     int smax;            /* min(N, L) */
     int cells;           /* all_gpus: the D*S every shape must use (0 = free) */
 } enc_problem;

@@ -47,7 +47,7 @@ static void model_job(const char *model, int batch, job *j)
     j->batch = batch;
     /* every case runs on V100s, which have no FlashAttention (it needs sm80):
      * the attention scores are kept, as the measured V100 runs kept them */
-    j->fused_attention = false;
+    j->attention = ATTN_UNFUSED;
 }
 
 static int run(const char *name, const topology *t, const job *j, plan *p, planner_stats *st,
@@ -84,7 +84,7 @@ static double overshoot(const plan *p, const topology *t, const job *j)
 {
     double worst = -1e30;
     for (int g = 0; g < t->ngpus; g++) {
-        double m = plan_gpu_memory(p, j, g);
+        double m = plan_gpu_memory(p, t, j, g);
         if (m > 0 && m - topo_gpu_type(t, g)->mem_bytes > worst)
             worst = m - topo_gpu_type(t, g)->mem_bytes;
     }

@@ -151,7 +151,7 @@ static void test_greedy_fastest_first(void **state)
     for (int g = 0; g < t.ngpus; g++) {
         const gpu_type *ty = topo_gpu_type(&t, g);
         double s = ty->peak_flops * ty->efficiency;
-        if (plan_gpu_memory(&p, &j, g) > 0)
+        if (plan_gpu_memory(&p, &t, &j, g) > 0)
             slowest_used = fmin(slowest_used, s);
         else
             fastest_unused = fmax(fastest_unused, s);

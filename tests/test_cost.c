@@ -87,7 +87,7 @@ static void test_activation_memory(void **state)
     job j = gpt3_xl(RECOMPUTE_NONE);
     double s = 2048, h = 2048, a = 16;
     assert_true(rel_diff(cost_stage_activation_bytes(&j, 1, 0, 0), s * (34 * h + 4 * a)) < 1e-12);
-    j.fused_attention = false;
+    j.attention = ATTN_UNFUSED;
     assert_true(rel_diff(cost_stage_activation_bytes(&j, 1, 0, 0), s * h * (34 + 5 * a * s / h)) <
                 1e-12);
     job f = gpt3_xl(RECOMPUTE_FULL);

@@ -101,7 +101,7 @@ static void test_layer_gemms_match_flop_formula(void **state)
     g.k_sat = 0;
     g.mem_bw = 1e30;
     job j = gpt_job(32, 4096, 16384, 2048);
-    j.fused_attention = false; /* the unfused core computes all s x s scores */
+    j.attention = ATTN_UNFUSED; /* the unfused core computes all s x s scores */
     double flops = cost_layer_fwd_flops(&j.model, 2, j.seq);
     for (int tp = 1; tp <= 8; tp *= 2) {
         kern_time f, b;
@@ -301,6 +301,37 @@ static void test_catalog_kernel_columns(void **state)
     gpu_catalog_free(&c);
 }
 
+/* torchtitan's per-op selective checkpointing redoes the 2nd, 4th and 6th
+ * mm of the layer (wk, wo, w3 of wq wk wv wo w1 w3 w2) and its pointwise
+ * ops, forward. On an idealised GPU (one SM, k_sat 0, unbounded memory
+ * bandwidth, no launch cost) the backward grows by exactly those GEMMs'
+ * FLOPs / (peak x gemm_eff): 2 T h (h kv/a + h + f) / t. */
+static void test_ops_recompute_redoes_every_second_gemm(void **state)
+{
+    (void)state;
+    gpu_type g = h100();
+    g.sms = 1;
+    g.k_sat = 0;
+    g.mem_bw = 1e30;
+    g.kernel_s = 0;
+    job j = gpt_job(32, 4096, 14336, 2048);
+    j.model.kv_heads = 8;
+    j.model.gated_mlp = 1;
+    double T = 2.0 * 2048, h = 4096, f = 14336, kv = h * 8 / 32;
+    for (int tp = 1; tp <= 8; tp *= 2) {
+        j.recompute_ops = false;
+        double none = kern_layers_s(&j, &g, tp, 2, 1, 1, 1.0);
+        j.recompute_ops = true;
+        double ops = kern_layers_s(&j, &g, tp, 2, 1, 1, 1.0);
+        double want = 2 * T * h * (kv + h + f) / tp / (g.peak_flops * g.gemm_eff);
+        assert_true(rel_diff(ops - none, want) < 1e-9);
+        /* the forward does not change */
+        double fwd_ops = kern_layers_s(&j, &g, tp, 2, 1, 0, 1.0);
+        j.recompute_ops = false;
+        assert_true(fwd_ops == kern_layers_s(&j, &g, tp, 2, 1, 0, 1.0));
+    }
+}
+
 int main(void)
 {
     if (tu_chdir_root())
@@ -316,6 +347,7 @@ int main(void)
         cmocka_unit_test(test_fp8_gemm_efficiency),
         cmocka_unit_test(test_fallback_without_kernel_data),
         cmocka_unit_test(test_recompute_adds_forward),
+        cmocka_unit_test(test_ops_recompute_redoes_every_second_gemm),
         cmocka_unit_test(test_catalog_kernel_columns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -66,7 +66,7 @@ static void test_llama_layer_policies(void **state)
     pol.act = MEM_ACT_OPS;
     assert_true(rel_diff(memory_layer_activation_policy(&j, &pol, 1, 1), s * (8192 + 55424)) <
                 1e-12);
-    j.fused_attention = false;
+    j.attention = ATTN_UNFUSED;
     double unfused = 32768 + 106624 - 128 + 524288;
     assert_true(rel_diff(memory_layer_activation_bytes(&j, 1, 1), s * unfused) < 1e-12);
     j.recompute_attention = true; /* selective: the scores are recomputed */

@@ -22,6 +22,7 @@
 #include "planner/planner.h"
 #include "planner/partition_dp.h"
 #include "sim/models/cost.h"
+#include "sim/models/attn_choice.h"
 #include "sim/models/memory.h"
 #include "sim/models/plan_check.h"
 
@@ -198,8 +199,11 @@ static bool real_fits(const void *vc, int k, int a, int e)
     const real_ctx *c = vc;
     int S = c->g->S, m = c->g->mb[0];
     int inflight = c->g->sched == SCHED_GPIPE ? m : (S - k < m ? S - k : m);
-    double need = cost_stage_memory(c->j, c->pr->bval[c->g->bi], a, e, 1, inflight);
-    return need <= topo_gpu_type(c->pr->t, c->g->perm[k])->mem_bytes;
+    const gpu_type *ty = topo_gpu_type(c->pr->t, c->g->perm[k]);
+    job jb; /* the kernel this GPU type runs under --attention auto */
+    double need = cost_stage_memory(attn_job_on(c->j, ty, &jb), c->pr->bval[c->g->bi], a, e, 1,
+                                    inflight);
+    return need <= ty->mem_bytes;
 }
 
 /* A job on a GPT-like model of `layers` layers (hidden 2048). */

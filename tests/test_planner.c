@@ -160,7 +160,7 @@ static void check_plan(const topology *t, const job *j, const plan *p)
             for (int x = 0; x < p->pipes[pi].stages[k].ngpus; x++) {
                 int g = p->pipes[pi].stages[k].gpus[x];
                 assert_int_equal(seen[g]++, 0);
-                assert_true(plan_gpu_memory(p, j, g) <= topo_gpu_type(t, g)->mem_bytes);
+                assert_true(plan_gpu_memory(p, t, j, g) <= topo_gpu_type(t, g)->mem_bytes);
             }
     free(seen);
 }

@@ -445,7 +445,7 @@ static void test_bubbletea_memory(void **state)
         double weights = 2.0 * cost_model_params(&po.model);
         for (int l = 0; l < d.w.nlanes; l++) {
             double free_b = topo_gpu_type(&w.t, d.w.lanes[l].gpu)->mem_bytes -
-                            plan_gpu_memory(&w.p, &w.j, d.w.lanes[l].gpu);
+                            plan_gpu_memory(&w.p, &w.t, &w.j, d.w.lanes[l].gpu);
             for (int i = 0; i < pf.nplaced; i++)
                 if (pf.placed[i].lane == l)
                     assert_true(free_b >= weights);

@@ -242,36 +242,36 @@ static void test_memory_two_stage_1f1b(void **state)
     double p0 = cost_stage_params(&w.j.model, 0, 3), p1 = cost_stage_params(&w.j.model, 4, 7);
     double over = 1.5 * GiB;
     /* no recomputation: 16 B/param + in-flight activations (+ logits on the last) */
-    assert_true(rel_diff(plan_gpu_memory(&w.p, &w.j, 0), 16 * p0 + 4 * 2 * layer_act + over) <
+    assert_true(rel_diff(plan_gpu_memory(&w.p, &w.t, &w.j, 0), 16 * p0 + 4 * 2 * layer_act + over) <
                 1e-12);
-    assert_true(rel_diff(plan_gpu_memory(&w.p, &w.j, 1),
+    assert_true(rel_diff(plan_gpu_memory(&w.p, &w.t, &w.j, 1),
                          16 * p1 + 4 * 1 * layer_act + logits + over) < 1e-12);
     /* full recomputation: 2sbh per layer kept, one layer's full activations
      * re-created during its backward; the last stage's larger buffer wins */
     w.j.recompute = RECOMPUTE_FULL;
     double kept = 2 * s * h;
-    assert_true(rel_diff(plan_gpu_memory(&w.p, &w.j, 0),
+    assert_true(rel_diff(plan_gpu_memory(&w.p, &w.t, &w.j, 0),
                          16 * p0 + 4 * 2 * kept + layer_act + over) < 1e-12);
-    assert_true(rel_diff(plan_gpu_memory(&w.p, &w.j, 1),
+    assert_true(rel_diff(plan_gpu_memory(&w.p, &w.t, &w.j, 1),
                          16 * p1 + 4 * 1 * kept + (logits > layer_act ? logits : layer_act) + over) <
                 1e-12);
     /* fp32 gradients hold 2 more bytes per parameter */
     w.j.grad_bytes = 4;
-    assert_true(rel_diff(plan_gpu_memory(&w.p, &w.j, 0),
+    assert_true(rel_diff(plan_gpu_memory(&w.p, &w.t, &w.j, 0),
                          18 * p0 + 4 * 2 * kept + layer_act + over) < 1e-12);
-    assert_true(plan_gpu_memory(&w.p, &w.j, 2) == 0);
+    assert_true(plan_gpu_memory(&w.p, &w.t, &w.j, 2) == 0);
     /* unfused attention keeps the scores: sbh(34 + 5as/h) = 119537664 */
     w.j.grad_bytes = 2;
     w.j.recompute = RECOMPUTE_NONE;
-    w.j.fused_attention = false;
+    w.j.attention = ATTN_UNFUSED;
     double unfused = s * h * (34 + 5 * a * s / h);
-    assert_true(rel_diff(plan_gpu_memory(&w.p, &w.j, 0), 16 * p0 + 4 * 2 * unfused + over) <
+    assert_true(rel_diff(plan_gpu_memory(&w.p, &w.t, &w.j, 0), 16 * p0 + 4 * 2 * unfused + over) <
                 1e-12);
-    assert_true(rel_diff(plan_gpu_memory(&w.p, &w.j, 1),
+    assert_true(rel_diff(plan_gpu_memory(&w.p, &w.t, &w.j, 1),
                          16 * p1 + 4 * 1 * unfused + logits + over) < 1e-12);
     /* ... and with full recomputation one layer of them is re-created */
     w.j.recompute = RECOMPUTE_FULL;
-    assert_true(rel_diff(plan_gpu_memory(&w.p, &w.j, 0),
+    assert_true(rel_diff(plan_gpu_memory(&w.p, &w.t, &w.j, 0),
                          16 * p0 + 4 * 2 * kept + unfused + over) < 1e-12);
     unload(&w);
 }
@@ -294,10 +294,10 @@ static void test_memory_tensor_parallel(void **state)
     double layer_act = s * (10 * h + (24 * h + 4 * a) / t);
     double p0 = cost_stage_params(&w.j.model, 0, 3), p1 = cost_stage_params(&w.j.model, 4, 7);
     for (int g = 0; g < 2; g++)
-        assert_true(rel_diff(plan_gpu_memory(&w.p, &w.j, g),
+        assert_true(rel_diff(plan_gpu_memory(&w.p, &w.t, &w.j, g),
                              16 * p0 / t + 4 * 2 * layer_act + over) < 1e-12);
     for (int g = 2; g < 4; g++)
-        assert_true(rel_diff(plan_gpu_memory(&w.p, &w.j, g),
+        assert_true(rel_diff(plan_gpu_memory(&w.p, &w.t, &w.j, g),
                              16 * p1 / t + 4 * 1 * layer_act + 4 * s * V / t + over) < 1e-12);
     unload(&w);
 }
@@ -562,7 +562,7 @@ static void test_explicit_defaults_identical(void **state)
     for (int i = 0; i < da.w.nops; i++)
         assert_int_equal(da.tm.ops[i].end, db.tm.ops[i].end);
     assert_int_equal(da.tm.iteration_ns, db.tm.iteration_ns);
-    assert_true(plan_gpu_memory(&a.p, &a.j, 0) == plan_gpu_memory(&b.p, &b.j, 0));
+    assert_true(plan_gpu_memory(&a.p, &a.t, &a.j, 0) == plan_gpu_memory(&b.p, &b.t, &b.j, 0));
     /* the writer leaves unset options out, so today's plans round-trip as before */
     json_t *ja = plan_to_json(&a.p, &a.t), *jb = plan_to_json(&b.p, &b.t);
     assert_null(json_object_get(ja, "accumulation_steps"));

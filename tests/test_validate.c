@@ -145,6 +145,16 @@ static void test_cli_json_and_bad_input(void **state)
     assert_non_null(strstr(r.err, "T-att"));
     assert_non_null(strstr(r.err, "'attention'"));
     tu_run_free(&r);
+    /* so is an unknown recompute policy (a typo must not replay as none) */
+    write_rows(path, sizeof path,
+               "T-rc,test,h100_sxm,8,8,3200,m,8,2048,16,16,8192,32000,2048,0,1,1,1,8,1,1,8,"
+               "1,1f1b,none,after_backward,0,bf16,0,opps,0,bf16,fused,iteration_s,1,1,holdout,,"
+               "\n");
+    assert_int_equal(tu_geotrain(&r, "validate", "--runs", path, NULL), 0);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, "T-rc"));
+    assert_non_null(strstr(r.err, "'recompute'"));
+    tu_run_free(&r);
     unlink(path);
 }
 

@@ -44,7 +44,8 @@ GT = ("H100 of Grand Teton: 96GB HBM2e at a 500 W limit (the source), replayed a
       "catalog's h100_sxm (HBM3, 700 W): faster than the measured part; 400 Gb/s per GPU")
 FSDP = "FSDP2: one block per bucket, overlapped, fp32 reduce"
 COMPILE = "torch.compile (not modelled: eager kernels priced)"
-SAC_OP = "selective op AC replayed as selective (its recomputed GEMMs are not priced)"
+SAC_OP = ("selective op AC: recompute ops (torchtitan _custom_policy: every second mm "
+          "and the pointwise ops redone in backward; attention output kept)")
 
 # id, source + table row, gpu, n_gpus, nic per node, model, seq, micro_batch,
 # tp, pp, dp, recompute, precision, tp_comm_overlap, tps_per_gpu, skip, notes
@@ -142,6 +143,8 @@ ROWS = [
 def row(r):
     (rid, src, gpu, n, nic, model, seq, mb, tp, pp, dp, rc, prec, tpo, tps, skip, notes) = r
     L, h, a, kv, f, v = MODELS[model]
+    if SAC_OP in notes:
+        rc = "ops"
     it = mb * seq / (tps * tp * pp)
     return {
         "id": rid, "source": src, "gpu": gpu, "n_gpus": n, "node_gpus": 8, "nic_gbps": nic,

@@ -9,6 +9,7 @@
 
 #include "planner/objective.h"
 #include "sim/estimator/estimator.h"
+#include "sim/models/attn_choice.h"
 #include "sim/models/memory.h"
 #include "sim/engine/simulator.h"
 #include "sim/models/plan_check.h"
@@ -88,7 +89,9 @@ typedef struct cut_ctx {
 static bool stage_fits(const cut_ctx *c, int k, int first, int last)
 {
     const bl_stage_hw *h = &c->hw[k];
-    return cost_stage_memory(c->j, c->b, first, last, h->tp, h->in_flight) <= h->type->mem_bytes;
+    job jb;
+    const job *j = attn_job_on(c->j, h->type, &jb);
+    return cost_stage_memory(j, c->b, first, last, h->tp, h->in_flight) <= h->type->mem_bytes;
 }
 
 static double speed_cost(void *ctx, int k, int first, int last)
@@ -213,7 +216,7 @@ double bl_mem_frac(const topology *t, const job *j, const plan *p)
             int g = p->pipes[pi].stages[k].gpus[0];
             if (g < 0 || g >= t->ngpus)
                 continue;
-            double f = plan_gpu_memory(p, j, g) / topo_gpu_type(t, g)->mem_bytes;
+            double f = plan_gpu_memory(p, t, j, g) / topo_gpu_type(t, g)->mem_bytes;
             worst = f > worst ? f : worst;
         }
     return worst;

@@ -37,6 +37,7 @@
 #include "baselines.h"
 #include "common.h"
 #include "fit.h"
+#include "sim/models/attn_choice.h"
 #include "sim/models/cost.h"
 #include "sim/models/dp_sync.h"
 #include "sim/models/memory.h"
@@ -96,13 +97,22 @@ int dtfm_choose_shape(const topology *t, const job *j, int *dpp, int *ddp, gt_er
             minmem = topo_gpu_type(t, g)->mem_bytes;
             small = g;
         }
+    /* uniform stages run one attention kernel: the fused one only when every
+     * GPU can (attn_choice.h) */
+    job jb = *j;
+    if (j->attention == ATTN_AUTO) {
+        jb.attention = ATTN_FUSED;
+        for (int g = 0; g < N; g++)
+            if (!attn_fused_on(j, topo_gpu_type(t, g)))
+                jb.attention = ATTN_UNFUSED;
+    }
     double best[5] = {-1, 0, 0, -INFINITY, 0}, closest = INFINITY;
     int cl_pp = 0;
     *dpp = *ddp = 0;
     for (int pp = 1; pp <= N && pp <= L; pp++) {
         if (N % pp || N / pp > total)
             continue;
-        double need = shape_memory(j, pp, N / pp), sc[5];
+        double need = shape_memory(&jb, pp, N / pp), sc[5];
         shape_score(j, pp, N / pp, need <= minmem, sc);
         if (better(sc, best)) {
             memcpy(best, sc, sizeof best);

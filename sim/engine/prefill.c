@@ -128,7 +128,7 @@ static int eligible(const topology *t, const job *j, const plan *p, const prefil
     const model_spec *m = &o->model;
     double weights = 2.0 * cost_model_params(m);
     double kv = kv_bytes_per_token(m) * mix->tokens[mix->n - 1];
-    double free_b = topo_gpu_type(t, gpu)->mem_bytes - plan_gpu_memory(p, j, gpu);
+    double free_b = topo_gpu_type(t, gpu)->mem_bytes - plan_gpu_memory(p, t, j, gpu);
     return free_b >= weights + kv;
 }
 

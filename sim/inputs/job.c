@@ -12,7 +12,7 @@ void job_defaults(job *j, const model_spec *m)
     j->seq = m->seq_len;
     j->precision_bytes = 2;
     j->precision = PREC_BF16;
-    j->fused_attention = true;
+    j->attention = ATTN_AUTO;
     j->opt_bytes_per_param = 16;
     j->recompute = RECOMPUTE_NONE;
     j->iterations = 1;

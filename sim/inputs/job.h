@@ -23,6 +23,11 @@ int precision_act_bytes(precision_kind p);
  * class on Hopper, FlashAttention-2 on Ampere), FlashAttention-2, or the Triton
  * FlashAttention kernel (FlashAttention-1 class). */
 typedef enum { ATTN_DEFAULT = 0, ATTN_FLASH2, ATTN_TRITON } attn_impl_kind;
+/* Which attention the job runs: ATTN_AUTO (default) the fused kernel on GPU
+ * types whose architecture runs FlashAttention-2, the unfused softmax path on
+ * the others, stage by stage (sim/models/flash_attn.h, attn_fused_on);
+ * ATTN_FUSED / ATTN_UNFUSED force one kernel on every GPU. */
+typedef enum { ATTN_AUTO = 0, ATTN_FUSED, ATTN_UNFUSED } attn_choice;
 
 typedef struct job {
     model_spec model;
@@ -31,10 +36,13 @@ typedef struct job {
     int seq;                /* sequence length s */
     int precision_bytes;    /* 2 for bf16/fp16/fp8, 4 for tf32/fp32 */
     precision_kind precision;   /* GEMM arithmetic (default bf16) */
-    bool fused_attention;   /* FlashAttention-style kernel (default) or unfused softmax */
+    attn_choice attention;  /* auto (default), forced fused or forced unfused */
     attn_impl_kind attn_impl; /* which fused kernel (sim/models/flash_attn.c) */
     bool sequence_parallel; /* Megatron SP: norms/dropout split over TP, RS + AG */
     bool recompute_attention; /* selective recompute: attention core redone in backward */
+    bool recompute_ops;     /* torchtitan's per-op selective checkpointing (validation
+                               rows' recompute "ops"): every second GEMM and the
+                               pointwise ops redone in backward (kernels.c) */
     bool tp_comm_overlap;   /* Megatron-Core --tp-comm-overlap: with sequence parallelism,
                                each TP all-gather / reduce-scatter runs under its GEMM
                                (sim/models/kernels.c); off by default */

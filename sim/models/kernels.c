@@ -9,6 +9,7 @@
  * GPU unless sequence parallelism splits them along the sequence. */
 #include "sim/models/kernels.h"
 
+#include "sim/models/attn_choice.h"
 #include "sim/models/flash_attn.h"
 
 #include <math.h>
@@ -123,7 +124,8 @@ void kern_attention(const job *j, const gpu_type *g, int tp, int b, int bwd, ker
     double batch = (double)b * m->heads / tp; /* heads of this GPU, times sequences */
     double pk = kern_peak(g, j->precision < PREC_TF32 ? PREC_BF16 : j->precision);
     double T = (double)b * s, width = (double)m->hidden / tp;
-    if (j->fused_attention && flash_has_data(g, j->attn_impl, bwd)) {
+    int fused = attn_fused_on(j, g);
+    if (fused && flash_has_data(g, j->attn_impl, bwd)) {
         /* a fused kernel with a measured efficiency on this architecture:
          * priced by its own work structure (sim/models/flash_attn.c) */
         double bytes = (bwd ? 8.0 : 4.0) * T * width * e; /* Q,K,V,O (+dO,dQ,dK,dV) */
@@ -131,7 +133,7 @@ void kern_attention(const job *j, const gpu_type *g, int tp, int b, int bwd, ker
         o->kernels += bwd ? 2 : 1;
         return;
     }
-    if (j->fused_attention) {
+    if (fused) {
         /* no measurement for this type: FlashAttention (causal) as GEMMs:
          * each query tile loops over the key
          * blocks, so both products run as s x d outputs with a K loop of
@@ -191,10 +193,25 @@ static double tp_comm_s(const job *j, const gpu_type *g, int tp, int b, const do
     return s;
 }
 
+/* The layer's memory-bound kernels: two norms (read x, write y; backward
+ * also reads dy), two dropout + residual adds (read two, write one; backward
+ * passes two) and the MLP activation on the t-th share of T x f (GeLU one
+ * input, SwiGLU two). */
+static void pointwise(const job *j, const gpu_type *g, int tp, int b, int bwd, kern_time *o)
+{
+    const model_spec *m = &j->model;
+    double T = (double)b * j->seq, e = elem_bytes(j);
+    double E = T * m->hidden / (j->sequence_parallel ? tp : 1);
+    o->mem_s += kern_mem_s(g, E * e * (bwd ? 2 * 3 + 2 * 3 : 2 * 2 + 2 * 3));
+    double F = T * m->ffn / tp;
+    o->mem_s += kern_mem_s(g, F * e * (m->gated_mlp ? (bwd ? 5 : 3) : (bwd ? 3 : 2)));
+    o->kernels += 5;
+}
+
 void kern_layer(const job *j, const gpu_type *g, int tp, int b, int bwd, kern_time *o)
 {
     const model_spec *m = &j->model;
-    double T = (double)b * j->seq, h = m->hidden, f = m->ffn, e = elem_bytes(j);
+    double T = (double)b * j->seq, h = m->hidden, f = m->ffn;
     double kv = (double)m->kv_heads * h / m->heads;
     *o = (kern_time){0};
     /* QKV, attention projection, MLP up (gate), MLP down; each one's GEMM
@@ -207,17 +224,32 @@ void kern_layer(const job *j, const gpu_type *g, int tp, int b, int bwd, kern_ti
         gemm[i] = o->gemm_s - before;
     }
     kern_attention(j, g, tp, b, bwd, o);
-    /* two norms (read x, write y; backward also reads dy) and two
-     * dropout + residual adds (read two, write one; backward passes two) */
-    double E = T * h / (j->sequence_parallel ? tp : 1);
-    o->mem_s += kern_mem_s(g, E * e * (bwd ? 2 * 3 + 2 * 3 : 2 * 2 + 2 * 3));
-    /* the MLP activation on the t-th share of T x f (GeLU one input, SwiGLU
-     * two) */
-    double F = T * f / tp;
-    o->mem_s += kern_mem_s(g, F * e * (m->gated_mlp ? (bwd ? 5 : 3) : (bwd ? 3 : 2)));
-    o->kernels += 5;
+    pointwise(j, g, tp, b, bwd, o);
     o->launch_s = o->kernels * g->kernel_s;
     o->comm_s = tp_comm_s(j, g, tp, b, gemm);
+}
+
+/* torchtitan's per-op selective checkpointing (selective_ac_option "op",
+ * torchtitan/models/llama3/parallelize: _custom_policy) saves the outputs of
+ * the ops in its save list (mm, the SDPA / flash attention kernel, the
+ * reduce-scatter) except every second mm, and recomputes everything else in
+ * the backward. A layer's mms run wq wk wv wo w1 w3 w2 (gated MLP; w1 w2
+ * otherwise): the 2nd, 4th and 6th (wk, wo, w3; GeLU: wk, wo) are redone,
+ * forward, together with the norms, residual adds and MLP activation; the
+ * attention core and the collectives are not (saved). The memory side is
+ * MEM_ACT_OPS (memory.c). */
+static void ops_recompute(const job *j, const gpu_type *g, int tp, int b, kern_time *o)
+{
+    const model_spec *m = &j->model;
+    double T = (double)b * j->seq, h = m->hidden, f = m->ffn;
+    double kv = (double)m->kv_heads * h / m->heads;
+    *o = (kern_time){0};
+    linear(j, g, T, kv / tp, h, 0, o);     /* wk */
+    linear(j, g, T, h, h / tp, 0, o);      /* wo */
+    if (m->gated_mlp)
+        linear(j, g, T, f / tp, h, 0, o);  /* w3 */
+    pointwise(j, g, tp, b, 0, o);
+    o->launch_s = o->kernels * g->kernel_s;
 }
 
 void kern_embedding(const job *j, const gpu_type *g, int tp, int b, int bwd, kern_time *o)
@@ -266,7 +298,11 @@ double kern_layers_s(const job *j, const gpu_type *g, int tp, int b, int n, int 
     if (bwd && j->recompute == RECOMPUTE_FULL) {
         kern_layer(j, g, tp, b, 0, &k);
         t += kern_total_s(&k, freq_scale);
-    } else if (bwd && j->recompute_attention && !j->fused_attention) {
+    } else if (bwd && j->recompute_ops) {
+        kern_time a;
+        ops_recompute(j, g, tp, b, &a);
+        t += kern_total_s(&a, freq_scale);
+    } else if (bwd && j->recompute_attention && !attn_fused_on(j, g)) {
         /* selective recomputation redoes the attention core; a fused kernel
          * already recomputes it inside its backward */
         kern_time a = {0};

@@ -7,6 +7,7 @@
 void memory_policy_of(const job *j, mem_policy *pol)
 {
     pol->act = j->recompute == RECOMPUTE_FULL ? MEM_ACT_FULL
+               : j->recompute_ops             ? MEM_ACT_OPS
                : j->recompute_attention       ? MEM_ACT_SELECTIVE
                                               : MEM_ACT_NONE;
     pol->loss_bytes = 4.0;
@@ -52,7 +53,7 @@ static double layer_bytes_per_token(const job *j, const mem_policy *pol, double 
          * (wq, wv, w1, w2) keep their outputs; the attention output + lse */
         return e * h / rep + (e * h + e * h * kv / a + e * h + 4 * a + e * f + e * h) / t;
     double core;
-    if (j->fused_attention)
+    if (j->attention != ATTN_UNFUSED) /* resolved by the caller (attn_job_on) */
         core = 4 * a;
     else if (pol->act == MEM_ACT_SELECTIVE)
         core = 0;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sim/base/grow.h"
+#include "sim/models/attn_choice.h"
 #include "sim/models/cost.h"
 #include "sim/models/memory.h"
 #include "sim/models/plan_check.h"
@@ -13,17 +14,36 @@
 
 #define GIB 1073741824.0
 
+/* j with its attention resolved for stage s (attn_choice.h): a stage runs
+ * the fused kernel only when every one of its GPUs can (a tensor-parallel
+ * group runs one kernel). t == NULL: left as it is. */
+static const job *stage_job(const topology *t, const job *j, const plan_stage *s, job *buf)
+{
+    if (!t || j->attention != ATTN_AUTO)
+        return j;
+    int fused = 1;
+    for (int x = 0; x < s->ngpus; x++)
+        if (s->gpus[x] >= 0 && s->gpus[x] < t->ngpus)
+            fused &= attn_fused_on(j, topo_gpu_type(t, s->gpus[x]));
+    *buf = *j;
+    buf->attention = fused ? ATTN_FUSED : ATTN_UNFUSED;
+    return buf;
+}
+
 /* A stage's bytes on each of its GPUs, less the once-per-GPU overhead. */
-static double stage_bytes(const plan *p, const job *j, int pi, int k, int in_flight)
+static double stage_bytes(const plan *p, const topology *t, const job *j, int pi, int k,
+                          int in_flight)
 {
     const plan_stage *s = &p->pipes[pi].stages[k];
+    job jb;
+    j = stage_job(t, j, s, &jb);
     mem_terms mt;
     memory_stage_terms(j, p->microbatch_size, s->first, s->last, s->ngpus, in_flight,
                        p->dp_shard, p->npipes, &mt);
     return memory_terms_total(&mt) - mt.overhead;
 }
 
-double plan_gpu_memory(const plan *p, const job *j, int g)
+double plan_gpu_memory(const plan *p, const topology *t, const job *j, int g)
 {
     job jb;
     j = plan_job(p, j, &jb);
@@ -35,7 +55,7 @@ double plan_gpu_memory(const plan *p, const job *j, int g)
             const plan_stage *s = &pp->stages[k];
             for (int x = 0; x < s->ngpus; x++)
                 if (s->gpus[x] == g) {
-                    mem += stage_bytes(p, j, pi, k, plan_in_flight(p, pi, k));
+                    mem += stage_bytes(p, t, j, pi, k, plan_in_flight(p, pi, k));
                     used = 1;
                 }
         }
@@ -43,20 +63,20 @@ double plan_gpu_memory(const plan *p, const job *j, int g)
     return used ? mem + COST_RUNTIME_OVERHEAD_BYTES : 0;
 }
 
-int plan_memory_all(const plan *p, const job *j, int ngpus, double **out)
+int plan_memory_all(const plan *p, const topology *t, const job *j, int ngpus, double **out)
 {
     plan_view v;
     gt_err e;
     if (plan_view_build(&v, p, ngpus, &e))
         return -1;
-    int rc = plan_view_memory(&v, p, j, out);
+    int rc = plan_view_memory(&v, p, t, j, out);
     plan_view_free(&v);
     return rc;
 }
 
 /* Every GPU's memory into mem (used: scratch), ngpus = v->ngpus each. */
-static void view_memory_into(const plan_view *v, const plan *p, const job *j, double *mem,
-                             char *used)
+static void view_memory_into(const plan_view *v, const plan *p, const topology *t,
+                             const job *j, double *mem, char *used)
 {
     job jb;
     j = plan_job(p, j, &jb);
@@ -67,7 +87,7 @@ static void view_memory_into(const plan_view *v, const plan *p, const job *j, do
         const plan_pipeline *pp = &p->pipes[pi];
         for (int k = 0; k < pp->nstages; k++) {
             const plan_stage *s = &pp->stages[k];
-            double m = stage_bytes(p, j, pi, k, plan_view_in_flight(v, pi, k));
+            double m = stage_bytes(p, t, j, pi, k, plan_view_in_flight(v, pi, k));
             for (int x = 0; x < s->ngpus; x++)
                 if (s->gpus[x] >= 0 && s->gpus[x] < ngpus) {
                     mem[s->gpus[x]] += m;
@@ -79,7 +99,8 @@ static void view_memory_into(const plan_view *v, const plan *p, const job *j, do
         mem[g] = used[g] ? mem[g] + COST_RUNTIME_OVERHEAD_BYTES : 0;
 }
 
-int plan_view_memory(const plan_view *v, const plan *p, const job *j, double **out)
+int plan_view_memory(const plan_view *v, const plan *p, const topology *t, const job *j,
+                     double **out)
 {
     int ngpus = v->ngpus;
     double *mem = calloc((size_t)(ngpus > 0 ? ngpus : 1), sizeof *mem);
@@ -89,7 +110,7 @@ int plan_view_memory(const plan_view *v, const plan *p, const job *j, double **o
         free(used);
         return -1;
     }
-    view_memory_into(v, p, j, mem, used);
+    view_memory_into(v, p, t, j, mem, used);
     free(used);
     *out = mem;
     return 0;
@@ -229,7 +250,7 @@ static int check_memory(const plan *p, plan_check_buf *b, const topology *t, con
     if (gt_grow(&b->mem, &b->cap[0], (size_t)n, sizeof *b->mem) ||
         gt_grow(&b->used, &b->cap[1], (size_t)n, 1))
         return gt_fail(e, "out of memory");
-    view_memory_into(v, p, j, b->mem, b->used);
+    view_memory_into(v, p, t, j, b->mem, b->used);
     const double *mem = b->mem;
     int rc = 0;
     for (int pi = 0; pi < p->npipes && !rc; pi++) {
@@ -277,6 +298,27 @@ static int check_size(const plan *p, const plan_view *v, const job *j, gt_err *e
     return 0;
 }
 
+/* A forced fused kernel on a GPU that runs no FlashAttention (attn_choice.h)
+ * prices a kernel that does not exist there: refused. */
+static int check_attention(const plan *p, const topology *t, const job *j, gt_err *e)
+{
+    if (j->attention != ATTN_FUSED)
+        return 0;
+    for (int pi = 0; pi < p->npipes; pi++)
+        for (int k = 0; k < p->pipes[pi].nstages; k++) {
+            const plan_stage *s = &p->pipes[pi].stages[k];
+            for (int x = 0; x < s->ngpus; x++) {
+                const gpu_type *g = topo_gpu_type(t, s->gpus[x]);
+                if (attn_arch_runs_no_flash(g))
+                    return gt_fail(e, "pipelines[%d].stages[%d]: --attention forces a fused "
+                                      "kernel, but GPU type %s (%s) runs no FlashAttention "
+                                      "(Turing or newer needed); use --attention auto or "
+                                      "unfused", pi, k, g->id, g->arch);
+            }
+        }
+    return 0;
+}
+
 int plan_check(const plan *p, const topology *t, const job *j, gt_err *e)
 {
     plan_check_buf b = {0};
@@ -310,6 +352,8 @@ int plan_check_into(const plan *p, const topology *t, const job *j, plan_check_b
                     return gt_fail(e, "pipelines[%d].stages[%d]: GPU index %d not in the "
                                       "topology", pi, k, g);
             }
+    if (check_attention(p, t, j, e))
+        return -1;
     if (p->dp_shard != SHARD_NONE && p->sync == SYNC_HIERARCHICAL)
         return gt_fail(e, "dp_shard \"%s\" needs dp_sync \"ring\" or \"ps\" (a sharded "
                           "sync is a reduce-scatter and all-gathers; \"hierarchical\" has no "

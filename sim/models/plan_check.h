@@ -32,14 +32,17 @@ void plan_check_buf_free(plan_check_buf *b);
 #define PLAN_MAX_OPS 4000000
 long long plan_op_count(const plan *p);
 
-/* Peak memory of GPU g in the plan (0 if unused). */
-double plan_gpu_memory(const plan *p, const job *j, int g);
+/* Peak memory of GPU g in the plan (0 if unused). t gives each stage's GPU
+ * types, which decide its attention kernel under --attention auto
+ * (attn_choice.h); t == NULL counts auto as fused. */
+double plan_gpu_memory(const plan *p, const topology *t, const job *j, int g);
 /* The same for every GPU at once, in one pass: *out = malloc'd array of
  * ngpus figures. Returns 0, or -1 when out of memory. */
-int plan_memory_all(const plan *p, const job *j, int ngpus, double **out);
+int plan_memory_all(const plan *p, const topology *t, const job *j, int ngpus, double **out);
 int plan_gpus_used(const plan *p);
 
 /* plan_memory_all over an already resolved view. */
-int plan_view_memory(const plan_view *v, const plan *p, const job *j, double **out);
+int plan_view_memory(const plan_view *v, const plan *p, const topology *t, const job *j,
+                     double **out);
 
 #endif

@@ -41,7 +41,7 @@ static json_t *gpu_json(const topology *t, const job *j, const plan *p, const si
     json_object_set_new(o, "comm_s", json_real(a->comm_ns * 1e-9));
     json_object_set_new(o, "idle_s", json_real(a->idle_ns * 1e-9));
     json_object_set_new(o, "energy_j", json_real(a->energy_j));
-    json_object_set_new(o, "peak_mem_gib", json_real(plan_gpu_memory(p, j, g) / GIB));
+    json_object_set_new(o, "peak_mem_gib", json_real(plan_gpu_memory(p, t, j, g) / GIB));
     return o;
 }
 
@@ -209,7 +209,7 @@ void report_human(FILE *out, const topology *t, const job *j, const plan *p, con
         const lane_account *a = &d->acc[l];
         fprintf(out, "%-22s %-14s %9.4f %9.4f %9.4f %11.1f %8.2f\n", name,
                 topo_gpu_type(t, g)->id, a->compute_ns * 1e-9, a->comm_ns * 1e-9,
-                a->idle_ns * 1e-9, a->energy_j, plan_gpu_memory(p, j, g) / GIB);
+                a->idle_ns * 1e-9, a->energy_j, plan_gpu_memory(p, t, j, g) / GIB);
     }
 }
 

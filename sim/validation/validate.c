@@ -83,6 +83,10 @@ static int read_row(csv_reader *c, const int *sc, const int *ic, const int *dc, 
         strcmp(r->attention, "triton") && strcmp(r->attention, "unfused"))
         return gt_fail(e, "%s:%d: row %s: column 'attention': expected fused, flash2, triton or "
                           "unfused, got '%s'", c->path, c->line, r->id, r->attention);
+    if (need && strcmp(r->recompute, "none") && strcmp(r->recompute, "selective") &&
+        strcmp(r->recompute, "full") && strcmp(r->recompute, "ops"))
+        return gt_fail(e, "%s:%d: row %s: column 'recompute': expected none, selective, full or "
+                          "ops, got '%s'", c->path, c->line, r->id, r->recompute);
     return 0;
 }
 
@@ -256,11 +260,13 @@ void val_build_job(const val_row *r, job *j)
     j->microbatch = r->micro_batch;
     j->recompute = !strcmp(r->recompute, "full") ? RECOMPUTE_FULL : RECOMPUTE_NONE;
     j->recompute_attention = !strcmp(r->recompute, "selective");
+    j->recompute_ops = !strcmp(r->recompute, "ops");
     precision_kind pk = PREC_BF16;
     precision_parse(r->precision, &pk);
     j->precision = pk;
     j->precision_bytes = precision_act_bytes(pk);
-    j->fused_attention = strcmp(r->attention, "unfused") != 0;
+    /* a row states the kernel its run used: forced, never auto */
+    j->attention = strcmp(r->attention, "unfused") ? ATTN_FUSED : ATTN_UNFUSED;
     j->attn_impl = !strcmp(r->attention, "flash2")   ? ATTN_FLASH2
                    : !strcmp(r->attention, "triton") ? ATTN_TRITON
                                                      : ATTN_DEFAULT;

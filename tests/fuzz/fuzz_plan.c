@@ -89,7 +89,7 @@ static void check_feasible(const plan *p, const job *j)
     }
     int used = 0;
     for (int g = 0; g < T.ngpus; g++) {
-        double m = plan_gpu_memory(p, j, g);
+        double m = plan_gpu_memory(p, &T, j, g);
         FUZZ_REQUIRE(isfinite(m) && m >= 0, "GPU %d memory %g", g, m);
         FUZZ_REQUIRE(m <= topo_gpu_type(&T, g)->mem_bytes, "GPU %d needs %g bytes", g, m);
         used += m > 0;
