@@ -622,27 +622,59 @@ static int layer_times(exact_space *sp)
     return 0;
 }
 
+/* The least time in which rows of round trip rt[r], least last-stage time
+ * cl[r] and bottleneck bn[r] pass m microbatches between them: row r passes
+ * at most min(floor((T - rt) / cl) + 1, floor(T / bn)) in T (its last stage
+ * starts after one trip's forward half, then runs each microbatch, and its
+ * last backward still has the trip's backward half to go: T >= rt + (m_r -
+ * 1) cl; and every microbatch passes its bottleneck: T >= m_r bn). By
+ * bisection, below the least feasible T. */
+static double rows_fill(const double *rt, const double *cl, const double *bn, int D, int m)
+{
+    double lo = 0, hi = 0;
+    for (int r = 0; r < D; r++) { /* every row passes one microbatch at least */
+        lo = fmax(lo, rt[r]);
+        hi = fmax(hi, rt[r] + (m - 1) * cl[r] + m * bn[r]);
+    }
+    for (int it = 0; it < 50; it++) {
+        double T = 0.5 * (lo + hi);
+        long n = 0;
+        for (int r = 0; r < D && n < m; r++) {
+            if (T < rt[r])
+                continue;
+            double a = cl[r] > 0 ? floor((T - rt[r]) / cl[r]) + 1 : m;
+            double b = bn[r] > 0 ? floor(T / bn[r]) : m;
+            n += (long)fmin(fmin(a, b), m);
+        }
+        if (n >= m)
+            hi = T;
+        else
+            lo = T;
+    }
+    return lo * (1 - 1e-12);
+}
+
 /* The unit bound of an S x D grid of GPUs (row-major) at microbatch size
- * bi: each row's round trip, the rows' throughput through their
- * bottleneck stages (layer granularity), the batch's FLOPs over the summed
- * speed, and the data-parallel sync after stage 0's last backward, which
- * ends after all of those (exact_sync.c). */
+ * bi: the rows' round trips, last stages and bottleneck stages (layer
+ * granularity and memory) sharing the microbatches (rows_fill), the
+ * batch's FLOPs over the summed speed, and the data-parallel sync after
+ * stage 0's last backward, which ends after all of those (exact_sync.c). */
 obj_metrics exact_grid_bound(const exact_space *sp, int S, int D, const int *gpus, int bi)
 {
     const enc_problem *pr = sp->pr;
     if (D > pr->mtot[bi] || !enc_shape_ok(pr, S, D, bi))
         return (obj_metrics){INFINITY, INFINITY, INFINITY, INFINITY};
-    double *cl = malloc(sizeof *cl * (size_t)S);
+    double *cl = malloc(sizeof *cl * (size_t)(S + 3 * D));
     int *caps = malloc(sizeof *caps * (size_t)S);
     if (!cl || !caps) {
         free(cl);
         free(caps);
         return (obj_metrics){0, 0, 0, 0}; /* out of memory: zero still holds */
     }
+    double *rt = cl + S, *last = rt + D, *bn = last + D;
     bool fits = true; /* every row can hold the model (exact_rows.c) */
     lb_terms t = {0, 0, 0, INFINITY, INFINITY, INFINITY, 0};
-    double T = 0, f = pr->bval[bi] * seq_flops(pr->j, pr->L);
-    double rate = 0; /* microbatches per second the rows can at most sustain */
+    double f = pr->bval[bi] * seq_flops(pr->j, pr->L);
     for (int r = 0; r < D; r++) {
         double vmax = 0, x = 0;
         for (int k = 0; k < S; k++) {
@@ -655,17 +687,16 @@ obj_metrics exact_grid_bound(const exact_space *sp, int S, int D, const int *gpu
                 x += 1e-9 * (double)(exact_xfer_ns(sp, bi, gpus[r * S + k - 1], g) +
                                      exact_xfer_ns(sp, bi, g, gpus[r * S + k - 1]));
         }
-        T = fmax(T, f / vmax + x);
-        double bn = exact_least_bottleneck(cl, caps, S, pr->L); /* every microbatch passes it */
-        fits &= !isinf(bn);
-        rate += 1 / bn;
+        rt[r] = f / vmax + x;
+        last[r] = cl[S - 1]; /* the last stage holds a layer at least */
+        bn[r] = exact_least_bottleneck(cl, caps, S, pr->L); /* every microbatch passes it */
+        fits &= !isinf(bn[r]);
     }
+    double T = fits ? rows_fill(rt, last, bn, D, pr->mtot[bi]) : INFINITY;
     free(cl);
     free(caps);
     if (!fits) /* no split of some row fits in memory: no plan */
         return (obj_metrics){INFINITY, INFINITY, INFINITY, INFINITY};
-    if (rate > 0)
-        T = fmax(T, pr->mtot[bi] / rate);
     T = fmax(T, seq_flops(pr->j, pr->L) * pr->j->batch / t.speed);
     T = fmax(T, exact_sync_bound(sp, S, D, gpus, T));
     return bound_from(sp, &t, S, T);
