@@ -7,7 +7,11 @@
  * through a bottleneck no smaller than the best integral split's for its
  * GPUs under those caps, and a pipeline whose GPUs cannot hold the model at
  * a microbatch size has no plan at that size (the unit bound, exact_space.c,
- * is then infinite). */
+ * is then infinite). And the rows share the unit's microbatches: a row's
+ * last stage starts after one trip's forward half and its last backward
+ * still has the backward half to go, so a row passing m of them takes at
+ * least its round trip plus m - 1 times its last stage's least time, and m
+ * times its bottleneck (exact_rows_fill). */
 #include <math.h>
 #include <stdlib.h>
 
@@ -65,4 +69,29 @@ double exact_least_bottleneck(const double *c, const int *cap, int S, int L)
             lo = mid;
     }
     return lo;
+}
+
+double exact_rows_fill(const double *rt, const double *cl, const double *bn, int D, int m)
+{
+    double lo = 0, hi = 0;
+    for (int r = 0; r < D; r++) { /* every row passes one microbatch at least */
+        lo = fmax(lo, rt[r]);
+        hi = fmax(hi, rt[r] + (m - 1) * cl[r] + m * bn[r]);
+    }
+    for (int it = 0; it < 50; it++) {
+        double T = 0.5 * (lo + hi);
+        long n = 0;
+        for (int r = 0; r < D && n < m; r++) {
+            if (T < rt[r])
+                continue;
+            double a = cl[r] > 0 ? floor((T - rt[r]) / cl[r]) + 1 : m;
+            double b = bn[r] > 0 ? floor(T / bn[r]) : m;
+            n += (long)fmin(fmin(a, b), m);
+        }
+        if (n >= m)
+            hi = T;
+        else
+            lo = T;
+    }
+    return lo * (1 - 1e-12);
 }

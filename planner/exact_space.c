@@ -622,41 +622,9 @@ static int layer_times(exact_space *sp)
     return 0;
 }
 
-/* The least time in which rows of round trip rt[r], least last-stage time
- * cl[r] and bottleneck bn[r] pass m microbatches between them: row r passes
- * at most min(floor((T - rt) / cl) + 1, floor(T / bn)) in T (its last stage
- * starts after one trip's forward half, then runs each microbatch, and its
- * last backward still has the trip's backward half to go: T >= rt + (m_r -
- * 1) cl; and every microbatch passes its bottleneck: T >= m_r bn). By
- * bisection, below the least feasible T. */
-static double rows_fill(const double *rt, const double *cl, const double *bn, int D, int m)
-{
-    double lo = 0, hi = 0;
-    for (int r = 0; r < D; r++) { /* every row passes one microbatch at least */
-        lo = fmax(lo, rt[r]);
-        hi = fmax(hi, rt[r] + (m - 1) * cl[r] + m * bn[r]);
-    }
-    for (int it = 0; it < 50; it++) {
-        double T = 0.5 * (lo + hi);
-        long n = 0;
-        for (int r = 0; r < D && n < m; r++) {
-            if (T < rt[r])
-                continue;
-            double a = cl[r] > 0 ? floor((T - rt[r]) / cl[r]) + 1 : m;
-            double b = bn[r] > 0 ? floor(T / bn[r]) : m;
-            n += (long)fmin(fmin(a, b), m);
-        }
-        if (n >= m)
-            hi = T;
-        else
-            lo = T;
-    }
-    return lo * (1 - 1e-12);
-}
-
 /* The unit bound of an S x D grid of GPUs (row-major) at microbatch size
  * bi: the rows' round trips, last stages and bottleneck stages (layer
- * granularity and memory) sharing the microbatches (rows_fill), the
+ * granularity and memory) sharing the microbatches (exact_rows.c), the
  * batch's FLOPs over the summed speed, and the data-parallel sync after
  * stage 0's last backward, which ends after all of those (exact_sync.c). */
 obj_metrics exact_grid_bound(const exact_space *sp, int S, int D, const int *gpus, int bi)
@@ -692,7 +660,7 @@ obj_metrics exact_grid_bound(const exact_space *sp, int S, int D, const int *gpu
         bn[r] = exact_least_bottleneck(cl, caps, S, pr->L); /* every microbatch passes it */
         fits &= !isinf(bn[r]);
     }
-    double T = fits ? rows_fill(rt, last, bn, D, pr->mtot[bi]) : INFINITY;
+    double T = fits ? exact_rows_fill(rt, last, bn, D, pr->mtot[bi]) : INFINITY;
     free(cl);
     free(caps);
     if (!fits) /* no split of some row fits in memory: no plan */

@@ -139,6 +139,11 @@ int exact_rows_init(exact_space *sp);
  * c[k]: a lower bound, by bisection; 0 when a c[k] is 0, INFINITY when no
  * split fits. */
 double exact_least_bottleneck(const double *c, const int *cap, int S, int L);
+/* The least time in which D rows of round trip rt[r], least last-stage
+ * time cl[r] and bottleneck bn[r] pass m microbatches between them, each
+ * row at least one: row r passes at most min(floor((T - rt) / cl) + 1,
+ * floor(T / bn)) in T. A lower bound, by bisection. */
+double exact_rows_fill(const double *rt, const double *cl, const double *bn, int D, int m);
 /* Decode both schedules of the units list[0..n) not opened yet, then append
  * their feasible points in list order. */
 int exact_open_units(exact_space *sp, const long *list, int n);

@@ -537,6 +537,30 @@ static void gpipe_phases_floor(void **state)
     topo_free(&t);
 }
 
+/* --- the rows sharing the microbatches (exact_rows.c), hand-computed ---------------------- */
+
+static void rows_fill_hand_cases(void **state)
+{
+    (void)state;
+    /* one row, trip 1 s, last stage 0.1 s, bottleneck 0.2 s, 5 microbatches:
+     * the fill needs 1 + 4 x 0.1 = 1.4 s, the bottleneck 5 x 0.2 = 1.0 s */
+    double rt[2] = {1, 1}, cl[2] = {0.1, 0.1}, bn[2] = {0.2, 0.2};
+    double T = exact_rows_fill(rt, cl, bn, 1, 5);
+    assert_true(T <= 1.4 && T > 1.4 - 1e-9);
+    /* the bottleneck binds: 0.5 s per microbatch, 5 of them = 2.5 s */
+    bn[0] = 0.5;
+    T = exact_rows_fill(rt, cl, bn, 1, 5);
+    assert_true(T <= 2.5 && T > 2.5 - 1e-9);
+    /* two equal rows share 4 microbatches, 2 each: 1 + 0.1 = 1.1 s */
+    bn[0] = 0.2;
+    T = exact_rows_fill(rt, cl, bn, 2, 4);
+    assert_true(T <= 1.1 && T > 1.1 - 1e-9);
+    /* a slow row (trip 3 s) still passes one: the bound is its trip */
+    rt[1] = 3;
+    T = exact_rows_fill(rt, cl, bn, 2, 4);
+    assert_true(T <= 3 && T > 3 - 1e-9);
+}
+
 /* --- the command ------------------------------------------------------------------------------ */
 
 static void proves_and_refuses(void **state)
@@ -581,6 +605,7 @@ int main(void)
         cmocka_unit_test(class_symmetry_equals_brute_force),
         cmocka_unit_test(bound_below_estimate),
         cmocka_unit_test(placement_bounds_below_estimate),
+        cmocka_unit_test(rows_fill_hand_cases),
         cmocka_unit_test(traffic_floor_below_simulation),
         cmocka_unit_test(gpipe_phases_floor),
         cmocka_unit_test(proves_and_refuses),
