@@ -291,6 +291,27 @@ static double row_time(dfs *d, int last, double vcap)
     return pr->bval[0] * seq_flops(pr->j, pr->L) / vmax + x;
 }
 
+/* The least round trip (forward and backward transfer of the smallest
+ * microbatch) between GPU `last` and the GPU the row's next cell may take: a
+ * partial row's next cell exists and follows `last`, and takes a node with
+ * room whose group has GPUs left, and of that node its next free GPU (GPUs
+ * go to cells in index order per node). On multi-site pools this charges a
+ * row leaving a site one cell before the row is full. */
+static double next_hop(const dfs *d, int last)
+{
+    const exact_space *sp = d->sp;
+    const enc_problem *pr = sp->pr;
+    int64_t best = INT64_MAX;
+    for (int c = 0; c < pr->nclass; c++) {
+        if (!d->room[c] || !d->left[sp->group_of[c]])
+            continue;
+        int b = pr->class_first[c] + pr->class_size[c] - d->room[c];
+        int64_t x = exact_xfer_ns(sp, 0, last, b) + exact_xfer_ns(sp, 0, b, last);
+        best = x < best ? x : best;
+    }
+    return best == INT64_MAX ? 0 : 1e-9 * (double)best;
+}
+
 /* The fastest GPU speed the selection has left to place. */
 static double fastest_left(const dfs *d)
 {
@@ -399,6 +420,8 @@ static int dfs_cell(dfs *d, int at, bool tight)
              * for its completions */
             bool full = (at + 1) % S == 0;
             double tr = row_time(d, at, full ? 0 : fastest_left(d));
+            if (!full)
+                tr += next_hop(d, d->gpus[at % S]);
             if (full) {
                 d->trows = fmax(d->trows, tr);
                 d->tsync = fmax(d->tsync, partial_sync(d, (at + 1) / S));
@@ -508,7 +531,9 @@ int exact_enumerate(const enc_problem *pr, double limit_s, int threads, exact_sp
         sp->deadline = now_s() + limit_s;
     else
         sp->max_visits = (long)(EXACT_REF_VISITS_PER_S * EXACT_DEFAULT_LIMIT_S);
-    int rc = make_groups(sp) || layer_times(sp) || exact_sync_init(sp) ? -1 : make_selections(sp);
+    int rc = make_groups(sp) || layer_times(sp) || exact_rows_init(sp) || exact_sync_init(sp)
+                 ? -1
+                 : make_selections(sp);
     if (rc == -2) {
         rc = exact_refuse(sp, e);
         exact_space_free(sp);
@@ -534,6 +559,7 @@ void exact_space_free(exact_space *s)
     free(s->sel_cnt);
     free(s->hash);
     free(s->layer_s);
+    free(s->layer_cap);
     free(s->type_speed);
     free(s->lat);
     free(s->rate);
@@ -596,62 +622,49 @@ static int layer_times(exact_space *sp)
     return 0;
 }
 
-/* A lower bound of the least bottleneck over the splits of L layers into
- * S stages of at least one layer each, stage k taking l_k c[k]: the largest
- * t found infeasible (sum of floor(t / c_k) < L) by bisection. */
-static double least_bottleneck(const double *c, int S, int L)
-{
-    double lo = 0, hi = 0;
-    for (int k = 0; k < S; k++)
-        hi = fmax(hi, c[k]);
-    lo = hi * (1 - 1e-12); /* every stage holds a layer: >= the slowest one's */
-    hi *= L;
-    for (int it = 0; it < 60; it++) {
-        double mid = 0.5 * (lo + hi);
-        long n = 0;
-        for (int k = 0; k < S; k++)
-            n += (long)floor(mid / c[k]);
-        if (n >= L)
-            hi = mid;
-        else
-            lo = mid;
-    }
-    return lo;
-}
-
 /* The unit bound of an S x D grid of GPUs (row-major) at microbatch size
- * bi: each row's round trip, the rows' throughput through their
- * bottleneck stages (layer granularity), the batch's FLOPs over the summed
- * speed, and the data-parallel sync after stage 0's last backward, which
- * ends after all of those (exact_sync.c). */
+ * bi: the rows' round trips, last stages and bottleneck stages (layer
+ * granularity and memory) sharing the microbatches (exact_rows.c), the
+ * batch's FLOPs over the summed speed, and the data-parallel sync after
+ * stage 0's last backward, which ends after all of those (exact_sync.c). */
 obj_metrics exact_grid_bound(const exact_space *sp, int S, int D, const int *gpus, int bi)
 {
     const enc_problem *pr = sp->pr;
     if (D > pr->mtot[bi] || !enc_shape_ok(pr, S, D, bi))
         return (obj_metrics){INFINITY, INFINITY, INFINITY, INFINITY};
-    double *cl = malloc(sizeof *cl * (size_t)S);
-    if (!cl)
+    double *cl = malloc(sizeof *cl * (size_t)(S + 3 * D));
+    int *caps = malloc(sizeof *caps * (size_t)S);
+    if (!cl || !caps) {
+        free(cl);
+        free(caps);
         return (obj_metrics){0, 0, 0, 0}; /* out of memory: zero still holds */
+    }
+    double *rt = cl + S, *last = rt + D, *bn = last + D;
+    bool fits = true; /* every row can hold the model (exact_rows.c) */
     lb_terms t = {0, 0, 0, INFINITY, INFINITY, INFINITY, 0};
-    double T = 0, f = pr->bval[bi] * seq_flops(pr->j, pr->L);
-    double rate = 0; /* microbatches per second the rows can at most sustain */
+    double f = pr->bval[bi] * seq_flops(pr->j, pr->L);
     for (int r = 0; r < D; r++) {
         double vmax = 0, x = 0;
         for (int k = 0; k < S; k++) {
             int g = gpus[r * S + k];
             cl[k] = sp->layer_s[bi * pr->ntypes + pr->t->gpus[g].type];
+            caps[k] = sp->layer_cap[bi * pr->ntypes + pr->t->gpus[g].type];
             add_gpus(sp, g, 1, &t);
             vmax = fmax(vmax, gspeed(sp, g));
             if (k > 0)
                 x += 1e-9 * (double)(exact_xfer_ns(sp, bi, gpus[r * S + k - 1], g) +
                                      exact_xfer_ns(sp, bi, g, gpus[r * S + k - 1]));
         }
-        T = fmax(T, f / vmax + x);
-        rate += 1 / least_bottleneck(cl, S, pr->L); /* every microbatch passes it */
+        rt[r] = f / vmax + x;
+        last[r] = cl[S - 1]; /* the last stage holds a layer at least */
+        bn[r] = exact_least_bottleneck(cl, caps, S, pr->L); /* every microbatch passes it */
+        fits &= !isinf(bn[r]);
     }
+    double T = fits ? exact_rows_fill(rt, last, bn, D, pr->mtot[bi]) : INFINITY;
     free(cl);
-    if (rate > 0)
-        T = fmax(T, pr->mtot[bi] / rate);
+    free(caps);
+    if (!fits) /* no split of some row fits in memory: no plan */
+        return (obj_metrics){INFINITY, INFINITY, INFINITY, INFINITY};
     T = fmax(T, seq_flops(pr->j, pr->L) * pr->j->batch / t.speed);
     T = fmax(T, exact_sync_bound(sp, S, D, gpus, T));
     return bound_from(sp, &t, S, T);

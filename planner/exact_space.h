@@ -60,6 +60,7 @@ struct exact_space {
     double deadline;        /* CLOCK_MONOTONIC seconds (--budget-s), or 0 */
     double limit_s;
     double *layer_s;        /* [bi * ntypes + type]: least s per layer of any stage */
+    int *layer_cap;         /* [bi * ntypes + type]: most layers a stage holds (exact_rows.c) */
     double *type_speed;     /* [type]: most FLOP/s of any stage (the bounds' speed) */
     /* per ordered GPU pair a*N + b (a != b): the path's latency and rate
      * (topo_path), and per microbatch size the lone activation transfer
@@ -129,6 +130,20 @@ double exact_partial_sync_bound(const exact_space *sp, int S, int D, int rows, c
 obj_metrics exact_unit_bound(const exact_space *sp, int p, int bi);
 /* The same for any S x D grid of GPUs (row-major ids). */
 obj_metrics exact_grid_bound(const exact_space *sp, int S, int D, const int *gpus, int bi);
+/* The bound of a pipeline by layer granularity and memory (exact_rows.c). */
+/* Per microbatch size and type, the most layers one stage can hold
+ * (layer_cap); -1 out of memory. */
+int exact_rows_init(exact_space *sp);
+/* The least bottleneck over the splits of L layers into S stages of at
+ * least one layer and at most cap[k] (NULL: no caps), stage k taking l_k
+ * c[k]: a lower bound, by bisection; 0 when a c[k] is 0, INFINITY when no
+ * split fits. */
+double exact_least_bottleneck(const double *c, const int *cap, int S, int L);
+/* The least time in which D rows of round trip rt[r], least last-stage
+ * time cl[r] and bottleneck bn[r] pass m microbatches between them, each
+ * row at least one: row r passes at most min(floor((T - rt) / cl) + 1,
+ * floor(T / bn)) in T. A lower bound, by bisection. */
+double exact_rows_fill(const double *rt, const double *cl, const double *bn, int D, int m);
 /* Decode both schedules of the units list[0..n) not opened yet, then append
  * their feasible points in list order. */
 int exact_open_units(exact_space *sp, const long *list, int n);

@@ -8,6 +8,9 @@
  *     forward and the backward phase (hand-computed two-site case);
  *   - with identical nodes (one class), the optimum of the estimate and of the
  *     replay, time and energy, equals the best of every GPU permutation;
+ *   - the memory caps of the pipeline bound (planner/exact_rows.c) against
+ *     the decoder's own memory test; the unit bound that uses them below
+ *     the estimate of random plans (below);
  *   - the sync bounds (planner/exact_sync.c) of a grid, of its selection and
  *     of each of its partial placements never exceed the estimate of any
  *     plan decoded from that grid, with every sync, on random genomes of
@@ -19,6 +22,7 @@
 #include <gsl/gsl_rng.h>
 #include <math.h>
 
+#include "planner/enc_pipe.h"
 #include "planner/encoding.h"
 #include "planner/exact.h"
 #include "planner/exact_space.h"
@@ -342,6 +346,26 @@ static void bound_below_estimate(void **state)
 
 /* --- the referee's bounds of placements on random genomes ------------------------------ */
 
+/* The memory caps of exact_rows.c against the decoder's own test
+ * (enc_stage_need): a stage one layer above its cap fits nowhere (any first
+ * layer, one microbatch in flight), so no split holds more; returns how
+ * many (size, type) caps are below L (where the cap can bite). */
+static int check_layer_caps(const exact_space *sp, const enc_problem *pr)
+{
+    int below = 0;
+    for (int bi = 0; bi < pr->nb; bi++)
+        for (int ty = 0; ty < pr->ntypes; ty++) {
+            int n = sp->layer_cap[bi * pr->ntypes + ty] + 1;
+            double mem = pr->t->types[ty].mem_bytes;
+            if (n > pr->L)
+                continue;
+            below++;
+            for (int a = 0; a + n <= pr->L; a++)
+                assert_true(enc_stage_need(pr, bi, a, a + n - 1, 1) > mem);
+        }
+    return below;
+}
+
 /* For a decoded genome: its unit bound, its selection's sync bound and the
  * sync bound of each of its partial placements, against its estimate.
  * Returns whether the sync bound was positive (it applied). */
@@ -398,7 +422,7 @@ static void placement_bounds_below_estimate(void **state)
         assert_int_equal(exact_enumerate(&pr, 60, 1, &sp, &e), 0);
         gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
         gsl_rng_set(r, 13 + i);
-        int checked = 0, applied = 0;
+        int checked = 0, applied = 0, capped = check_layer_caps(sp, &pr);
         for (int k = 0; k < 600 && checked < 150; k++) {
             enc_seed(&pr, SEED_RANDOM, 0, 0, (sched_kind)(k & 1), (sync_kind)(k % 3),
                      (int)gsl_rng_uniform_int(r, (unsigned long)pr.nb), r, &g);
@@ -410,10 +434,12 @@ static void placement_bounds_below_estimate(void **state)
             applied += check_placement_bounds(sp, &pr, &g, &m);
             checked++;
         }
-        printf("%s: placement bounds of %d plans checked, the sync bound applied to %d\n",
-               pools[i], checked, applied);
+        printf("%s: placement bounds of %d plans checked, the sync bound applied to %d, "
+               "%d memory caps below L\n",
+               pools[i], checked, applied, capped);
         assert_true(checked >= 80);
         assert_true(applied > 20);
+        assert_true(capped > 0); /* the memory caps can bite */
         gsl_rng_free(r);
         exact_space_free(sp);
         genome_free(&g);
@@ -511,6 +537,30 @@ static void gpipe_phases_floor(void **state)
     topo_free(&t);
 }
 
+/* --- the rows sharing the microbatches (exact_rows.c), hand-computed ---------------------- */
+
+static void rows_fill_hand_cases(void **state)
+{
+    (void)state;
+    /* one row, trip 1 s, last stage 0.1 s, bottleneck 0.2 s, 5 microbatches:
+     * the fill needs 1 + 4 x 0.1 = 1.4 s, the bottleneck 5 x 0.2 = 1.0 s */
+    double rt[2] = {1, 1}, cl[2] = {0.1, 0.1}, bn[2] = {0.2, 0.2};
+    double T = exact_rows_fill(rt, cl, bn, 1, 5);
+    assert_true(T <= 1.4 && T > 1.4 - 1e-9);
+    /* the bottleneck binds: 0.5 s per microbatch, 5 of them = 2.5 s */
+    bn[0] = 0.5;
+    T = exact_rows_fill(rt, cl, bn, 1, 5);
+    assert_true(T <= 2.5 && T > 2.5 - 1e-9);
+    /* two equal rows share 4 microbatches, 2 each: 1 + 0.1 = 1.1 s */
+    bn[0] = 0.2;
+    T = exact_rows_fill(rt, cl, bn, 2, 4);
+    assert_true(T <= 1.1 && T > 1.1 - 1e-9);
+    /* a slow row (trip 3 s) still passes one: the bound is its trip */
+    rt[1] = 3;
+    T = exact_rows_fill(rt, cl, bn, 2, 4);
+    assert_true(T <= 3 && T > 3 - 1e-9);
+}
+
 /* --- the command ------------------------------------------------------------------------------ */
 
 static void proves_and_refuses(void **state)
@@ -555,6 +605,7 @@ int main(void)
         cmocka_unit_test(class_symmetry_equals_brute_force),
         cmocka_unit_test(bound_below_estimate),
         cmocka_unit_test(placement_bounds_below_estimate),
+        cmocka_unit_test(rows_fill_hand_cases),
         cmocka_unit_test(traffic_floor_below_simulation),
         cmocka_unit_test(gpipe_phases_floor),
         cmocka_unit_test(proves_and_refuses),
