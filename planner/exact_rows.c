@@ -30,8 +30,10 @@ int exact_rows_init(exact_space *sp)
         return -1;
     for (int bi = 0; bi < pr->nb; bi++)
         for (int ty = 0; ty < pr->ntypes; ty++) {
-            double per = pr->mem_layer + pr->act_layer[bi];
-            double extra = fmin(0, pr->mem_emb) + fmin(pr->tmp_mid[bi], pr->mem_head + pr->tmp_last[bi]);
+            int f = pr->ty_fused[ty]; /* the attention kernel this type runs */
+            double per = pr->mem_layer + pr->act_layer[bi][f];
+            double extra = fmin(0, pr->mem_emb) +
+                           fmin(pr->tmp_mid[bi][f], pr->mem_head + pr->tmp_last[bi][f]);
             double room = pr->t->types[ty].mem_bytes - COST_RUNTIME_OVERHEAD_BYTES - extra;
             double n = per > 0 ? floor(room / per * (1 + 1e-9) + 1e-9) : pr->L;
             sp->layer_cap[bi * pr->ntypes + ty] = n >= pr->L ? pr->L : n < 0 ? 0 : (int)n;

@@ -361,7 +361,7 @@ static int check_layer_caps(const exact_space *sp, const enc_problem *pr)
                 continue;
             below++;
             for (int a = 0; a + n <= pr->L; a++)
-                assert_true(enc_stage_need(pr, bi, a, a + n - 1, 1) > mem);
+                assert_true(enc_stage_need(pr, bi, ty, a, a + n - 1, 1) > mem);
         }
     return below;
 }
