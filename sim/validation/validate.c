@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sim/base/csv.h"
+#include "sim/base/grow.h"
 #include "sim/inputs/plan.h"
 #include "sim/engine/simulator.h"
 #include "sim/inputs/topology.h"
@@ -107,16 +108,12 @@ int val_load(const char *path, val_row **rows, int *n, gt_err *e)
     for (int i = 0; i < NDBL; i++)
         if ((dc[i] = csv_col(&c, DBL_COLS[i], 1, e)) < 0)
             goto fail;
-    int cap = 0, got;
+    size_t cap = 0;
+    int got;
     while ((got = csv_next(&c, e)) == 1) {
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 256;
-            val_row *nr = realloc(*rows, (size_t)cap * sizeof *nr);
-            if (!nr) {
-                gt_fail(e, "%s: out of memory", path);
-                goto fail;
-            }
-            *rows = nr;
+        if ((size_t)*n == cap && gt_grow(rows, &cap, cap ? 2 * cap : 256, sizeof **rows)) {
+            gt_fail(e, "%s: out of memory", path);
+            goto fail;
         }
         if (read_row(&c, sc, ic, dc, &(*rows)[*n], e))
             goto fail;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sim/base/csv.h"
+#include "sim/base/grow.h"
 #include "sim/inputs/job.h"
 #include "sim/inputs/plan.h"
 #include "sim/models/memory.h"
@@ -139,16 +140,12 @@ int mem_load(const char *path, mem_row **rows, int *n, gt_err *e)
             goto fail;
     if (gcol < 0)
         goto fail;
-    int cap = 0, got;
+    size_t cap = 0;
+    int got;
     while ((got = csv_next(&c, e)) == 1) {
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 64;
-            mem_row *nr = realloc(*rows, (size_t)cap * sizeof *nr);
-            if (!nr) {
-                gt_fail(e, "%s: out of memory", path);
-                goto fail;
-            }
-            *rows = nr;
+        if ((size_t)*n == cap && gt_grow(rows, &cap, cap ? 2 * cap : 64, sizeof **rows)) {
+            gt_fail(e, "%s: out of memory", path);
+            goto fail;
         }
         mem_row *r = &(*rows)[*n];
         if (read_row(&c, ci, r, e))
