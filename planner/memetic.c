@@ -312,15 +312,16 @@ static int plain_degree(void *vctx, const topology *t, const tp_view *v, const p
 /* --- the ablations' searches, as finalists ------------------------------------------- */
 
 /* The full planner and its ablations (the registry's rows name them). */
-const memetic_cfg MEMETIC_CFG = {"memetic", {ENC_CUT_DP, false, NULL}, true, false, NULL, 0};
+const memetic_cfg MEMETIC_CFG = {"memetic", {ENC_CUT_DP, false, NULL}, true, false, true,
+                                 NULL, 0};
 const memetic_cfg MEMETIC_NOLS_CFG = {"memetic-nols", {ENC_CUT_SPEED, false, NULL}, false, false,
-                                      NULL, 0};
+                                      false, NULL, 0};
 const memetic_cfg MEMETIC_ALL_GPUS_CFG = {"memetic-all-gpus", {ENC_CUT_DP, true, NULL}, true,
-                                          false, NULL, 0};
+                                          false, false, NULL, 0};
 const memetic_cfg MEMETIC_UNIFORM_CFG = {"memetic-uniform", {ENC_CUT_UNIFORM, false, NULL}, true,
-                                         false, NULL, 0};
+                                         false, false, NULL, 0};
 const memetic_cfg MEMETIC_PLAINX_CFG = {"memetic-plainx", {ENC_CUT_DP, false, NULL}, true, true,
-                                        NULL, 0};
+                                        false, NULL, 0};
 static const memetic_cfg *const ABLATIONS[] = {&MEMETIC_NOLS_CFG, &MEMETIC_ALL_GPUS_CFG,
                                                 &MEMETIC_UNIFORM_CFG, &MEMETIC_PLAINX_CFG};
 #define NABLATIONS 4
@@ -338,7 +339,7 @@ static bool absolute_objective(const planner_opts *o)
 
 bool ma_runs_ablations(const memetic_cfg *cfg, const planner_opts *o)
 {
-    return !strcmp(cfg->name, "memetic") && absolute_objective(o);
+    return cfg->full && absolute_objective(o);
 }
 
 /* The search of configuration c (its seed plans filled) over every
@@ -401,6 +402,20 @@ int ma_ablation_finalists(const topology *t, const job *j, const planner_opts *o
     return 0;
 }
 
+/* The full planner's finishing step, shared by memetic_run and the island
+ * model: each ablation's own search (absolute objectives) and then the
+ * seeded planners' plans as they made them stand as finalists against *out.
+ * o: the options the search ran with. 0, or -1 when out of memory. */
+int ma_finalists(const topology *t, const job *j, const planner_opts *o, const memetic_cfg *c,
+                 plan *out, planner_stats *st)
+{
+    if (out->npipes == 0 || !c->full)
+        return 0;
+    if (ma_runs_ablations(c, o) && ma_ablation_finalists(t, j, o, c, out, st))
+        return -1;
+    return seed_plans_final(t, j, o, c, out, st) ? -1 : 0;
+}
+
 int memetic_run(const topology *t, const job *j, const planner_opts *o, const memetic_cfg *cfg,
                 plan *out, planner_stats *st, gt_err *e)
 {
@@ -410,17 +425,13 @@ int memetic_run(const topology *t, const job *j, const planner_opts *o, const me
     memetic_cfg c = *cfg;
     c.seed_plans = o->seeds;
     c.nseed_plans = o->nseeds;
-    bool full = !strcmp(cfg->name, "memetic"), ablations = ma_runs_ablations(cfg, o);
     planner_opts om = *o;
-    if (ablations && o->budget_s > 0)
+    if (ma_runs_ablations(cfg, o) && o->budget_s > 0)
         om.budget_s = o->budget_s * MA_MAIN_SHARE;
-    int rc = search_degrees(t, j, &om, &c, out, st, e);
-    if (!rc && out->npipes > 0 && ablations)
-        rc = ma_ablation_finalists(t, j, o, &c, out, st);
-    if (!rc && out->npipes > 0 && full)
-        rc = seed_plans_final(t, j, o, &c, out, st) ? gt_fail(e, "out of memory") : 0;
-    if (rc)
+    if (search_degrees(t, j, &om, &c, out, st, e))
         return -1;
+    if (ma_finalists(t, j, o, &c, out, st))
+        return gt_fail(e, "out of memory");
     return out->npipes > 0 ? 0 : gt_fail(e, "no feasible plan found");
 }
 

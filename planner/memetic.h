@@ -37,6 +37,8 @@ typedef struct memetic_cfg {
     enc_cfg enc;           /* cut rule, all-GPUs */
     bool local_search;     /* LS2-LS4 */
     bool plain_crossover;  /* order crossover on the permutation instead */
+    bool full;             /* the full planner: its ablations' searches and its seed
+                              plans stand as finalists (ma_finalists) */
     const plan *seed_plans; /* other planners' plans to seed from (memetic_run copies
                                them from planner_opts.seeds) */
     int nseed_plans;

@@ -189,20 +189,16 @@ int memetic_islands(const gt_par *par, const topology *t, const job *j, const pl
     if (icfg->budget_s > 0)
         od.budget_s = icfg->budget_s;
     islands_ctx x = {par, j, &c, icfg, rep};
-    bool ablations = ma_runs_ablations(cfg, o);
     planner_opts om = od;
-    if (ablations && od.budget_s > 0)
+    if (ma_runs_ablations(cfg, o) && od.budget_s > 0)
         om.budget_s = od.budget_s * MA_MAIN_SHARE;
-    int rc = tp_search(t, j, &om, false, islands_degree, &x, out, st, e);
-    /* the ablations as plain searches (one island is the plain planner),
-     * on the rank that holds the result */
-    if (!rc && out->npipes > 0 && ablations)
-        rc = ma_ablation_finalists(t, j, &od, &c, out, st) ? gt_fail(e, "out of memory") : 0;
-    /* every rank has the same seeds and replays them alike: same decision */
-    if (!rc && out->npipes > 0 && !strcmp(cfg->name, "memetic"))
-        rc = seed_plans_final(t, j, o, &c, out, st) ? gt_fail(e, "out of memory") : 0;
-    if (rc)
+    if (tp_search(t, j, &om, false, islands_degree, &x, out, st, e))
         return -1;
+    /* the ablations as plain searches (one island is the plain planner) and
+     * the seeds, on the rank that holds the result: every rank has the same
+     * seeds and replays them alike, so the decision is the same */
+    if (ma_finalists(t, j, &od, &c, out, st))
+        return gt_fail(e, "out of memory");
     rep->have_plan = out->npipes > 0;
     return 0;
 }

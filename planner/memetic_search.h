@@ -126,6 +126,8 @@ int ma_run_phase(search *s, budget b);
  * a time budget its share), whose plan replaces *out when it replays
  * better. -1 only when out of memory. */
 bool ma_runs_ablations(const memetic_cfg *cfg, const planner_opts *o);
+int ma_finalists(const topology *t, const job *j, const planner_opts *o, const memetic_cfg *c,
+                 plan *out, planner_stats *st);
 int ma_ablation_finalists(const topology *t, const job *j, const planner_opts *o,
                           const memetic_cfg *c, plan *out, planner_stats *st);
 
