@@ -63,7 +63,7 @@ static double cpu_s(void)
 static void bench_eventq(void)
 {
     eventq q;
-    eventq_init(&q, 1 << 21);
+    eventq_init(&q);
     uint64_t x = 88172645463325252ULL;
     const int pending = 1 << 20;
     for (int i = 0; i < pending; i++) {
@@ -296,7 +296,7 @@ static double alltoall_run(void)
     int G = t.ngpus, nf = G * (G - 1);
     network net;
     eventq q;
-    if (net_init(&net, &t, nf, -1, 0, &e) || eventq_init(&q, 2L * nf)) {
+    if (net_init(&net, &t, nf, -1, 0, &e) || eventq_init(&q)) {
         printf("bench sim.alltoall: skipped: out of memory\n");
         topo_free(&t);
         return -1;
@@ -313,7 +313,7 @@ static double alltoall_run(void)
     event ev;
     long events = 0;
     int64_t last = 0;
-    while (eventq_pop(&q, &ev)) {
+    while (eventq_pop(&q, &ev) > 0) {
         events++;
         int rc = ev.kind == 0 ? net_flow_start(&net, ev.id, ev.time, &q, 1)
                               : net_flow_done_event(&net, ev.id, ev.version, ev.time, &q, 1);

@@ -46,7 +46,7 @@ static void run_flows(const topology *t, int nf, const int *src, const int *dst,
     eventq q;
     gt_err e;
     assert_int_equal(net_init(&net, t, nf, -1, 0, &e), 0);
-    assert_int_equal(eventq_init(&q, 64), 0);
+    assert_int_equal(eventq_init(&q), 0);
     int ids[16];
     for (int i = 0; i < nf; i++) {
         ids[i] = net_flow_new(&net, src[i], dst[i], bytes, (double)i, 0);
@@ -54,7 +54,7 @@ static void run_flows(const topology *t, int nf, const int *src, const int *dst,
         assert_int_equal(eventq_push(&q, cost_ns(net_flow_latency(&net, ids[i])), 2, ids[i], 0), 0);
     }
     event ev;
-    while (eventq_pop(&q, &ev)) {
+    while (eventq_pop(&q, &ev) > 0) {
         if (ev.kind == EV_DONE) /* one addressable event per flow: never stale */
             assert_int_equal(ev.version, net_flow_live(&net, ev.id)->version);
         if (ev.kind == 2)
@@ -189,7 +189,7 @@ static void test_eventq_set_oracle(void **state)
     int np = 0, body = 0;
     uint64_t order = 0, x = 777;
     eventq q;
-    assert_int_equal(eventq_init(&q, 4), 0);
+    assert_int_equal(eventq_init(&q), 0);
     for (int step = 0; step < 20000; step++) {
         x = x * 6364136223846793005ULL + 1442695040888963407ULL;
         int op = (int)(x >> 60) % 4;
@@ -304,7 +304,7 @@ static void test_per_pair_k_flows(void **state)
     eventq q;
     gt_err e;
     assert_int_equal(net_init(&net, &t, 2, -1, 0, &e), 0);
-    assert_int_equal(eventq_init(&q, 8), 0);
+    assert_int_equal(eventq_init(&q), 0);
     for (int i = 0; i < 2; i++) {
         int id = net_flow_new(&net, 2, 3, 1e9, i, 0);
         assert_int_equal(net_flow_start(&net, id, 0, &q, EV_DONE), 0);
@@ -433,7 +433,7 @@ static void test_eventq_limits(void **state)
     (void)state;
     eventq q;
     event ev;
-    assert_int_equal(eventq_init(&q, 4), 0);
+    assert_int_equal(eventq_init(&q), 0);
     assert_int_equal(eventq_set(&q, (int32_t)EVENTQ_MAX_SLOTS, 5, 0, 0, 0), -1);
     assert_int_equal(eventq_set(&q, INT32_MAX, 5, 0, 0, 0), -1);
     assert_int_equal(eventq_set(&q, -1, 5, 0, 0, 0), -1);
@@ -453,7 +453,7 @@ static void test_eventq_order(void **state)
 {
     (void)state;
     eventq q;
-    assert_int_equal(eventq_init(&q, 4), 0);
+    assert_int_equal(eventq_init(&q), 0);
     uint64_t x = 12345;
     for (int i = 0; i < 5000; i++) {
         x = x * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -461,7 +461,7 @@ static void test_eventq_order(void **state)
     }
     event prev = {-1, 0, 0, -1, 0, -1}, ev;
     int n = 0;
-    while (eventq_pop(&q, &ev)) {
+    while (eventq_pop(&q, &ev) > 0) {
         assert_true(ev.time > prev.time || (ev.time == prev.time && ev.id > prev.id));
         prev = ev;
         n++;

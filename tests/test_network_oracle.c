@@ -161,8 +161,8 @@ static void oracle_run(unsigned long seed, long *pruned_flows, long *full_flows)
     assert_int_equal(net_init(&a, &t, MAX_FLOWS, -1, 0, &e), 0);
     assert_int_equal(net_init(&b, &t, MAX_FLOWS, -1, 0, &e), 0);
     b.prune = false;
-    assert_int_equal(eventq_init(&qa, 64), 0);
-    assert_int_equal(eventq_init(&qb, 64), 0);
+    assert_int_equal(eventq_init(&qa), 0);
+    assert_int_equal(eventq_init(&qb), 0);
     gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(g, seed);
     int64_t now = 0;
@@ -233,7 +233,7 @@ static void test_deferred_batches(void **state)
     eventq q;
     gt_err e;
     assert_int_equal(net_init(&n, &t, MAX_FLOWS, -1, 0, &e), 0);
-    assert_int_equal(eventq_init(&q, 64), 0);
+    assert_int_equal(eventq_init(&q), 0);
     net_defer(&n, true);
     gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(g, 11);
@@ -301,7 +301,7 @@ static void test_order_independent(void **state)
     gt_err e;
     for (int v = 0; v < 3; v++) {
         assert_int_equal(net_init(&n[v], &t, NF, -1, 0, &e), 0);
-        assert_int_equal(eventq_init(&q[v], 64), 0);
+        assert_int_equal(eventq_init(&q[v]), 0);
         for (int i = 0; i < NF; i++)
             assert_int_equal(net_flow_new(&n[v], src[i], dst[i], 1e7, 0, 0), i);
         for (int i = 0; i < NF; i++)

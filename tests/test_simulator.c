@@ -359,13 +359,13 @@ static void test_bandwidth_step(void **state)
     network net;
     eventq q;
     assert_int_equal(net_init(&net, &t, 4, -1, 0, &e), 0);
-    assert_int_equal(eventq_init(&q, 16), 0);
+    assert_int_equal(eventq_init(&q), 0);
     int f = net_flow_new(&net, 0, 1, 1e8, 0, 0);
     assert_int_equal(eventq_push(&q, cost_ns(0.010), 2, f, 0), 0);
     assert_int_equal(eventq_push(&q, cost_ns(0.5), 4, 0, 0), 0);
     event ev;
     int64_t end = -1;
-    while (eventq_pop(&q, &ev)) {
+    while (eventq_pop(&q, &ev) > 0) {
         if (ev.kind == 2)
             net_flow_start(&net, f, ev.time, &q, 3);
         else if (ev.kind == 4)

@@ -1,187 +1,201 @@
-/* eventq.c — 4-ary heap of packed keys (see eventq.h). A 4-ary heap halves
- * the depth of a binary heap; with 16-byte keys placed 3 entries into a
- * 64-byte aligned block, the children 4i+1 .. 4i+4 of entry i fill exactly
- * one cache line. Keys of addressable events record their heap index in
- * pos[] whenever they move. */
+/* eventq.c — radix heap of (time, tag) keys (see eventq.h). Keys are
+ * compared as 128-bit numbers: time (signed) then tag. A key's bucket is
+ * found from the highest set bit of its XOR with last; the XOR of two times
+ * is the same whether they are read signed or sign-flipped unsigned, so
+ * signed times need no conversion. An occupancy bitmap finds the lowest
+ * non-empty bucket in one count-trailing-zeros. Entries of addressable
+ * events record their (bucket, index) in pos[] whenever they move. */
 #include "sim/engine/eventq.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define HEAP_ALIGN 64
-#define HEAP_SHIFT 3
 #define HANDLE_FLAG (UINT64_C(1) << EVENTQ_SLOT_BITS)
 #define SLOT_MASK (HANDLE_FLAG - 1)
 #define SEQ_SHIFT (EVENTQ_SLOT_BITS + 1)
+#define MAX_BUCKET (INT64_C(1) << 30)
 
-static inline int before(const eventq_key *a, const eventq_key *b)
+static inline int before(const eventq_entry *a, const eventq_entry *b)
 {
     return a->time < b->time || (a->time == b->time && a->tag < b->tag);
 }
 
-static eventq_key *heap_block(int64_t cap)
+static inline int same_key(const eventq_entry *a, const eventq_entry *b)
 {
-    size_t bytes = sizeof(eventq_key) * (size_t)(cap + HEAP_SHIFT);
-    bytes = (bytes + HEAP_ALIGN - 1) / HEAP_ALIGN * HEAP_ALIGN;
-    return aligned_alloc(HEAP_ALIGN, bytes);
+    return a->time == b->time && a->tag == b->tag;
 }
 
-int eventq_init(eventq *q, int64_t reserve)
+/* The bucket of key k around lo (k >= lo). */
+static inline int bucket_around(const eventq_entry *k, const eventq_entry *lo)
+{
+    uint64_t dt = (uint64_t)k->time ^ (uint64_t)lo->time;
+    if (dt)
+        return 128 - __builtin_clzll(dt);
+    uint64_t dg = k->tag ^ lo->tag;
+    return dg ? 64 - __builtin_clzll(dg) : 0;
+}
+
+static inline void mark(eventq *q, int b)
+{
+    q->occupied[b >> 6] |= UINT64_C(1) << (b & 63);
+}
+
+static inline void unmark(eventq *q, int b)
+{
+    q->occupied[b >> 6] &= ~(UINT64_C(1) << (b & 63));
+}
+
+/* Lowest non-empty bucket, -1 when all are empty. */
+static int lowest(const eventq *q)
+{
+    for (int w = 0; w < 3; w++)
+        if (q->occupied[w])
+            return w * 64 + __builtin_ctzll(q->occupied[w]);
+    return -1;
+}
+
+/* Room for `need` entries in bucket bk. */
+static int ensure(eventq_bucket *bk, int64_t need)
+{
+    if (need <= bk->cap)
+        return 0;
+    int64_t nc = bk->cap ? bk->cap : 16;
+    while (nc < need)
+        nc *= 2;
+    if (nc > MAX_BUCKET)
+        return -1;
+    eventq_entry *ne = realloc(bk->e, sizeof *ne * (size_t)nc);
+    if (!ne)
+        return -1;
+    bk->e = ne;
+    bk->cap = (int32_t)nc;
+    return 0;
+}
+
+static inline int is_stale(const eventq *q, int b)
+{
+    return (q->min_stale[b >> 6] >> (b & 63)) & 1;
+}
+
+/* Append x to bucket b (room already made), keeping the bucket's least. */
+static inline void append(eventq *q, int b, const eventq_entry *x)
+{
+    eventq_bucket *bk = &q->b[b];
+    if (x->tag & HANDLE_FLAG)
+        q->pos[x->tag & SLOT_MASK] = (int64_t)b << 32 | bk->n;
+    if (bk->n == 0) {
+        mark(q, b);
+        q->min_stale[b >> 6] &= ~(UINT64_C(1) << (b & 63));
+        q->bmin[b].time = x->time, q->bmin[b].tag = x->tag;
+    } else if (before(x, &q->bmin[b])) {
+        q->bmin[b].time = x->time, q->bmin[b].tag = x->tag;
+    }
+    bk->e[bk->n++] = *x;
+}
+
+static const eventq_entry KEY_MIN = {.time = INT64_MIN, .tag = 0};
+
+int eventq_init(eventq *q)
 {
     memset(q, 0, sizeof *q);
-    q->cap = reserve > 16 ? reserve : 16;
-    q->mem = heap_block(q->cap);
-    q->heap = q->mem ? q->mem + HEAP_SHIFT : NULL;
-    return q->heap ? 0 : -1;
+    q->last = KEY_MIN;
+    /* bucket 0 holds at most one entry (keys are unique): its room is made
+     * here, so taking a bucket apart never needs to grow it */
+    return ensure(&q->b[0], 1);
 }
 
 void eventq_free(eventq *q)
 {
-    free(q->mem);
-    free(q->plain);
-    free(q->free_slot);
+    for (int b = 0; b < EVENTQ_NBUCKETS; b++)
+        free(q->b[b].e);
     free(q->pos);
-    free(q->hbody);
     memset(q, 0, sizeof *q);
 }
 
 void eventq_clear(eventq *q)
 {
-    for (int64_t i = q->root_hole; i < q->n; i++)
-        if (q->heap[i].tag & HANDLE_FLAG)
-            q->pos[q->heap[i].tag & SLOT_MASK] = -1;
-    /* every plain slot is free again */
-    q->nfree = q->plain_cap;
-    for (int64_t s = 0; s < q->plain_cap; s++)
-        q->free_slot[s] = (int32_t)(q->plain_cap - 1 - s);
+    for (int b = 0; b < EVENTQ_NBUCKETS; b++) {
+        for (int32_t i = 0; i < q->b[b].n; i++)
+            if (q->b[b].e[i].tag & HANDLE_FLAG)
+                q->pos[q->b[b].e[i].tag & SLOT_MASK] = -1;
+        q->b[b].n = 0;
+    }
+    memset(q->occupied, 0, sizeof q->occupied);
+    q->last = KEY_MIN;
     q->n = 0;
-    q->root_hole = 0;
 }
 
-static inline void place(eventq *q, int64_t i, const eventq_key *k)
+/* Take the entry at (b, i) out of its bucket (the bucket's last entry
+ * fills the gap). */
+static void take_out(eventq *q, int b, int32_t i)
 {
-    q->heap[i] = *k;
-    if (k->tag & HANDLE_FLAG)
-        q->pos[k->tag & SLOT_MASK] = i;
-}
-
-/* Move k up from hole i to its place. */
-static void sift_up(eventq *q, int64_t i, const eventq_key *k)
-{
-    while (i > 0) {
-        int64_t parent = (i - 1) / 4;
-        if (!before(k, &q->heap[parent]))
-            break;
-        place(q, i, &q->heap[parent]);
-        i = parent;
+    eventq_bucket *bk = &q->b[b];
+    eventq_entry *x = &bk->e[i];
+    if (same_key(x, &q->bmin[b]))
+        q->min_stale[b >> 6] |= UINT64_C(1) << (b & 63);
+    if (--bk->n == 0)
+        unmark(q, b);
+    if (i < bk->n) {
+        *x = bk->e[bk->n];
+        if (x->tag & HANDLE_FLAG)
+            q->pos[x->tag & SLOT_MASK] = (int64_t)b << 32 | i;
     }
-    place(q, i, k);
+    q->n--;
 }
 
-/* Move k down from hole i (heap of q->n entries) to its place. */
-static void sift_down(eventq *q, int64_t i, const eventq_key *k)
+/* A key below last: re-bucket every pending entry around k, the new last.
+ * Nothing changes unless all the room is made. */
+static int rebase(eventq *q, const eventq_entry *k)
 {
-    int64_t n = q->n;
-    for (;;) {
-        int64_t c = 4 * i + 1, best = c;
-        if (16 * i + 20 < n) /* the grandchildren's lines load while we compare */
-            for (int k = 0; k < 4; k++)
-                __builtin_prefetch(&q->heap[4 * (c + k) + 1]);
-        if (c + 3 < n) { /* all four children: the common case, no bound checks */
-            best = before(&q->heap[c + 1], &q->heap[best]) ? c + 1 : best;
-            best = before(&q->heap[c + 2], &q->heap[best]) ? c + 2 : best;
-            best = before(&q->heap[c + 3], &q->heap[best]) ? c + 3 : best;
-        } else if (c < n) {
-            for (int64_t j = c + 1; j < n; j++)
-                best = before(&q->heap[j], &q->heap[best]) ? j : best;
-        } else {
-            break;
+    int64_t count[EVENTQ_NBUCKETS] = {0};
+    for (int b = 0; b < EVENTQ_NBUCKETS; b++)
+        for (int32_t i = 0; i < q->b[b].n; i++)
+            count[bucket_around(&q->b[b].e[i], k)]++;
+    eventq_entry *all = malloc(sizeof *all * (size_t)(q->n + 1));
+    if (!all)
+        return -1;
+    for (int b = 0; b < EVENTQ_NBUCKETS; b++)
+        if (ensure(&q->b[b], count[b] + (b == 0))) {
+            free(all);
+            return -1;
         }
-        if (!before(&q->heap[best], k))
-            break;
-        place(q, i, &q->heap[best]);
-        i = best;
+    int64_t m = 0;
+    for (int b = 0; b < EVENTQ_NBUCKETS; b++) {
+        memcpy(all + m, q->b[b].e, sizeof *all * (size_t)q->b[b].n);
+        m += q->b[b].n;
+        q->b[b].n = 0;
     }
-    place(q, i, k);
-}
-
-static int grow(eventq *q)
-{
-    if (q->n < q->cap)
-        return 0;
-    eventq_key *nm = heap_block(q->cap * 2);
-    if (!nm)
-        return -1;
-    memcpy(nm + HEAP_SHIFT, q->heap, sizeof *nm * (size_t)q->n);
-    free(q->mem);
-    q->mem = nm;
-    q->heap = nm + HEAP_SHIFT;
-    q->cap *= 2;
+    memset(q->occupied, 0, sizeof q->occupied);
+    q->last = (eventq_entry){.time = k->time, .tag = k->tag};
+    for (int64_t i = 0; i < m; i++)
+        append(q, bucket_around(&all[i], k), &all[i]);
+    free(all);
     return 0;
 }
 
-/* Refill an empty root with the last entry (before anything reads the
- * root or sifts up to it). */
-static void fill_hole(eventq *q)
+/* Schedule entry x; if handle >= 0 has a pending entry, it is replaced. */
+static int put(eventq *q, const eventq_entry *x, int32_t handle)
 {
-    if (!q->root_hole)
-        return;
-    q->root_hole = 0;
-    if (--q->n > 0) {
-        eventq_key last = q->heap[q->n];
-        sift_down(q, 0, &last);
-    }
-}
-
-/* A new key: into the empty root if there is one, else at the end. */
-static int insert(eventq *q, const eventq_key *k)
-{
-    if (q->root_hole) {
-        q->root_hole = 0;
-        sift_down(q, 0, k);
-        return 0;
-    }
-    if (grow(q))
+    if (before(x, &q->last) && rebase(q, x))
         return -1;
-    sift_up(q, q->n++, k);
+    int b = bucket_around(x, &q->last);
+    if (ensure(&q->b[b], (int64_t)q->b[b].n + 1))
+        return -1;
+    if (handle >= 0 && q->pos[handle] >= 0)
+        take_out(q, (int)(q->pos[handle] >> 32), (int32_t)(q->pos[handle] & 0xffffffff));
+    append(q, b, x);
+    q->n++;
     return 0;
-}
-
-/* A free plain slot, the table doubling when none is left; -1 at the limit. */
-static int64_t take_plain_slot(eventq *q)
-{
-    if (q->nfree == 0) {
-        int64_t nc = q->plain_cap ? 2 * q->plain_cap : 64;
-        if (nc > EVENTQ_MAX_SLOTS)
-            return -1;
-        eventq_body *nb = realloc(q->plain, sizeof *nb * (size_t)nc);
-        if (!nb)
-            return -1;
-        q->plain = nb;
-        int32_t *nf = realloc(q->free_slot, sizeof *nf * (size_t)nc);
-        if (!nf)
-            return -1;
-        q->free_slot = nf;
-        for (int64_t s = nc - 1; s >= q->plain_cap; s--)
-            q->free_slot[q->nfree++] = (int32_t)s;
-        q->plain_cap = nc;
-    }
-    return q->free_slot[--q->nfree];
 }
 
 int eventq_push(eventq *q, int64_t time, int32_t kind, int32_t id, uint32_t version)
 {
     if (q->next_seq >= EVENTQ_MAX_SEQ)
         return -1;
-    int64_t s = take_plain_slot(q);
-    if (s < 0)
+    eventq_entry x = {time, q->next_seq << SEQ_SHIFT, kind, id, version, 0};
+    if (put(q, &x, -1))
         return -1;
-    q->plain[s] = (eventq_body){kind, id, version};
-    eventq_key k = {time, q->next_seq++ << SEQ_SHIFT | (uint64_t)s};
-    if (insert(q, &k)) {
-        q->free_slot[q->nfree++] = (int32_t)s;
-        return -1;
-    }
+    q->next_seq++;
     return 0;
 }
 
@@ -194,10 +208,6 @@ static int handles_to(eventq *q, int64_t nh)
     if (!np)
         return -1;
     q->pos = np;
-    eventq_body *nb = realloc(q->hbody, sizeof *nb * (size_t)nh);
-    if (!nb)
-        return -1;
-    q->hbody = nb;
     for (int64_t h = q->nhandles; h < nh; h++)
         np[h] = -1;
     q->nhandles = (int32_t)nh;
@@ -229,17 +239,9 @@ static int set_key(eventq *q, int32_t handle, int64_t time, int32_t kind, int32_
 {
     if (handle < 0 || reserve_handle(q, handle))
         return -1;
-    q->hbody[handle] = (eventq_body){kind, id, version};
-    eventq_key k = {time, seq << SEQ_SHIFT | HANDLE_FLAG | (uint64_t)handle};
-    if (q->pos[handle] < 0)
-        return insert(q, &k);
-    fill_hole(q);
-    int64_t i = q->pos[handle];
-    if (before(&k, &q->heap[i]))
-        sift_up(q, i, &k);
-    else
-        sift_down(q, i, &k);
-    return 0;
+    eventq_entry x = {time, seq << SEQ_SHIFT | HANDLE_FLAG | (uint64_t)handle, kind, id,
+                      version, 0};
+    return put(q, &x, handle);
 }
 
 int eventq_set(eventq *q, int32_t handle, int64_t time, int32_t kind, int32_t id,
@@ -247,7 +249,10 @@ int eventq_set(eventq *q, int32_t handle, int64_t time, int32_t kind, int32_t id
 {
     if (q->next_seq >= EVENTQ_MAX_SEQ)
         return -1;
-    return set_key(q, handle, time, kind, id, version, q->next_seq++);
+    if (set_key(q, handle, time, kind, id, version, q->next_seq))
+        return -1;
+    q->next_seq++;
+    return 0;
 }
 
 int64_t eventq_batch(eventq *q)
@@ -263,34 +268,80 @@ int eventq_set_batch(eventq *q, int64_t batch, int32_t handle, int64_t time, int
     return batch < 0 ? -1 : set_key(q, handle, time, kind, id, version, (uint64_t)batch);
 }
 
+/* The least key of the lowest non-empty bucket b: the least pending key. */
+static const eventq_entry *least(eventq *q, int b)
+{
+    if (is_stale(q, b)) { /* its least was replaced: one scan */
+        const eventq_bucket *bk = &q->b[b];
+        const eventq_entry *m = &bk->e[0];
+        for (int32_t i = 1; i < bk->n; i++)
+            m = before(&bk->e[i], m) ? &bk->e[i] : m;
+        q->bmin[b].time = m->time, q->bmin[b].tag = m->tag;
+        q->min_stale[b >> 6] &= ~(UINT64_C(1) << (b & 63));
+    }
+    return &q->bmin[b];
+}
+
+/* Empty the lowest bucket b >= 1 into lower ones around its minimum, the
+ * new last (which lands in bucket 0). Every entry of bucket b differs from
+ * its minimum only below the bit that names bucket b, so each goes to a
+ * lower bucket, and those were all empty. If one cannot grow, the moved
+ * entries (exactly the lower buckets' contents) go back: nothing changes. */
+static int split(eventq *q, int b)
+{
+    eventq_entry lo = *least(q, b), old = q->last;
+    eventq_bucket *bk = &q->b[b];
+    q->last = lo;
+    while (bk->n > 0) {
+        const eventq_entry *x = &bk->e[bk->n - 1];
+        int j = bucket_around(x, &lo);
+        if (ensure(&q->b[j], (int64_t)q->b[j].n + 1))
+            break;
+        append(q, j, x);
+        bk->n--;
+    }
+    if (bk->n == 0) {
+        unmark(q, b);
+        return 0;
+    }
+    for (int j = 0; j < b; j++) { /* roll back */
+        for (int32_t i = 0; i < q->b[j].n; i++)
+            append(q, b, &q->b[j].e[i]);
+        q->b[j].n = 0;
+        unmark(q, j);
+    }
+    q->last = old;
+    return -1;
+}
+
 int64_t eventq_peek_time(eventq *q)
 {
-    fill_hole(q);
-    return q->n ? q->heap[0].time : INT64_MAX;
+    if (q->n == 0)
+        return INT64_MAX;
+    return q->b[0].n ? q->b[0].e[0].time : least(q, lowest(q))->time;
 }
 
 int eventq_pop(eventq *q, event *out)
 {
-    fill_hole(q);
     if (q->n == 0)
         return 0;
-    eventq_key k = q->heap[0];
-    int64_t s = (int64_t)(k.tag & SLOT_MASK);
-    const eventq_body *b;
-    if (k.tag & HANDLE_FLAG) {
-        q->pos[s] = -1;
-        b = &q->hbody[s];
-        out->handle = (int32_t)s;
+    if (q->b[0].n == 0 && split(q, lowest(q)))
+        return -1;
+    const eventq_entry *x = &q->b[0].e[0];
+    q->b[0].n = 0;
+    unmark(q, 0);
+    q->n--;
+    q->last = (eventq_entry){.time = x->time, .tag = x->tag};
+    if (x->tag & HANDLE_FLAG) {
+        out->handle = (int32_t)(x->tag & SLOT_MASK);
+        q->pos[out->handle] = -1;
     } else {
-        b = &q->plain[s];
-        q->free_slot[q->nfree++] = (int32_t)s;
         out->handle = -1;
     }
-    out->time = k.time;
-    out->seq = k.tag >> SEQ_SHIFT;
-    out->kind = b->kind;
-    out->id = b->id;
-    out->version = b->version;
-    q->root_hole = 1;
+    out->time = x->time;
+    out->seq = x->tag >> SEQ_SHIFT;
+    out->kind = x->kind;
+    out->id = x->id;
+    out->version = x->version;
     return 1;
 }

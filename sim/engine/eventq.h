@@ -1,8 +1,8 @@
-/* eventq.h — the DES clock: a 4-ary min-heap of events keyed on (time in ns,
- * sequence number), so events at the same instant run in the order they were
- * scheduled (deterministic FIFO ties). The arrays grow by doubling outside
- * the hot path and can be reserved up front, so the event loop does not
- * allocate.
+/* eventq.h — the DES clock: a priority queue of events keyed on (time in
+ * ns, sequence number), so events at the same instant run in the order they
+ * were scheduled (deterministic FIFO ties). The queue's arrays grow by
+ * doubling while a run warms up and are kept, so a steady event loop does
+ * not allocate.
  *
  * Besides plain events, a caller may keep one *addressable* event per handle
  * (e.g. one completion event per network flow): eventq_set() moves a
@@ -13,16 +13,22 @@
  * (time, sequence number, handle): the handle only breaks ties inside a
  * batch (eventq_batch), whose events share a sequence number.
  *
- * Layout (why it is fast): the heap holds 16-byte keys only, (time, tag)
- * with tag = sequence number | handle flag | slot, so the four children of
- * an entry are one cache line; the rest of an event (kind, id, version)
- * waits in a slot table and is read once, when the event pops. A handle's
- * slot is the handle itself; plain events take slots from a free list.
- * A pop leaves the root empty instead of refilling it at once: a push that
- * follows (the simulator's usual step: handle an event, schedule the next)
- * drops straight into the hole and sifts down once, instead of a refill
- * sift-down plus a sift-up. The pop order is that of the (time, seq) keys
- * alone, so neither trick changes any result. */
+ * Structure (why it is fast): a radix heap over the 128-bit keys
+ * (time, tag), tag = sequence number | handle flag | handle, which are unique,
+ * so the pop order is that of the keys alone, whatever the structure. A
+ * discrete-event clock never schedules before the event it handles, so
+ * every pending key is at least the last popped one ("last"); a key lives in
+ * the bucket named by the highest bit where it differs from last. A push is
+ * an append to one bucket; a pop takes bucket 0 (the key equal to last) or
+ * else empties the lowest non-empty bucket into lower ones around its
+ * minimum (each bucket's minimum is kept as keys arrive, so this is one
+ * pass), so each key moves a few times over its life, always through
+ * arrays read in order (no cache-missing sift through a 1 M-entry tree). A
+ * key below last (only a caller rewinding the clock does that) re-buckets
+ * every pending key around it: correct, O(pending), and never met by the
+ * simulator. An event's body (kind, id, version) travels with its key, so
+ * a pop touches one record; a handle's pending entry is found through a
+ * position table indexed by the handle. */
 #ifndef GT_EVENTQ_H
 #define GT_EVENTQ_H
 
@@ -37,39 +43,46 @@ typedef struct event {
     int32_t handle;    /* addressable event's handle, -1 for a plain one */
 } event;
 
-/* Limits of the packed tag: 2^25 handles and 2^25 pending plain events,
- * 2^38 events scheduled over the queue's life (push/set return -1 beyond). */
+/* Limits of the packed tag: 2^25 handles, 2^38 events scheduled over the
+ * queue's life, 2^30 pending in one bucket (push/set return -1 beyond). */
 #define EVENTQ_SLOT_BITS 25
 #define EVENTQ_MAX_SLOTS (INT64_C(1) << EVENTQ_SLOT_BITS)
 #define EVENTQ_MAX_SEQ (UINT64_C(1) << (64 - EVENTQ_SLOT_BITS - 1))
 
-typedef struct eventq_key {
+/* A pending event: its key (time, tag) and its body, one 32-byte record
+ * that moves as a whole, so a pop reads nothing else. */
+typedef struct eventq_entry {
     int64_t time;
-    uint64_t tag;      /* seq << 26 | is_handle << 25 | slot */
-} eventq_key;
-
-typedef struct eventq_body {
+    uint64_t tag;      /* seq << 26 | is_handle << 25 | handle (0 for a plain event) */
     int32_t kind, id;
-    uint32_t version;
-} eventq_body;
+    uint32_t version, unused;
+} eventq_entry;
+
+/* One radix bucket: entries in no particular order. */
+typedef struct eventq_bucket {
+    eventq_entry *e;
+    int32_t n, cap;
+} eventq_bucket;
+
+/* bucket 0: the key equal to last; 1..64: same time, tags first differing
+ * at bit b-1; 65..128: times first differing at bit b-65 */
+#define EVENTQ_NBUCKETS 129
 
 typedef struct eventq {
-    eventq_key *heap;  /* entry 0 of the heap, 3 entries into mem */
-    eventq_key *mem;   /* 64-byte aligned block */
-    int64_t n, cap;
+    eventq_bucket b[EVENTQ_NBUCKETS];
+    uint64_t occupied[3]; /* bit i: bucket i is not empty */
+    uint64_t min_stale[3]; /* bit i: bmin[i] must be found again */
+    eventq_entry last;    /* key fields only: every pending key is >= last */
+    eventq_entry bmin[EVENTQ_NBUCKETS]; /* key fields only: each bucket's least */
+    int64_t n;            /* pending events */
     uint64_t next_seq;
-    int root_hole;     /* the last pop left heap[0] empty (counted in n) */
-    /* plain events' bodies and their free slots */
-    eventq_body *plain;
-    int32_t *free_slot;
-    int64_t nfree, plain_cap;
-    /* handles: heap index (-1 when not pending) and body */
+    /* handles: where the pending entry is (bucket << 32 | index, -1 when
+     * not pending) */
     int64_t *pos;
-    eventq_body *hbody;
     int32_t nhandles;
 } eventq;
 
-int eventq_init(eventq *q, int64_t reserve);
+int eventq_init(eventq *q);
 /* Room for handles [0, n) at once, when the caller knows how many it will
  * use: exact, where growing by doubling can leave half unused. -1 when out
  * of memory or over the limit. */
@@ -77,10 +90,10 @@ int eventq_reserve_handles(eventq *q, int64_t n);
 void eventq_free(eventq *q);
 /* Drop every pending event (keeps the memory). */
 void eventq_clear(eventq *q);
-/* Returns -1 only if growing the heap failed or a limit above was reached. */
+/* Returns -1 only if growing a bucket failed or a limit above was reached. */
 int eventq_push(eventq *q, int64_t time, int32_t kind, int32_t id, uint32_t version);
 /* Schedule handle's one event at `time` (replacing a pending one). Returns
- * -1 only if growing the heap or the handle table failed, or at a limit. */
+ * -1 only if growing a bucket or the handle table failed, or at a limit. */
 int eventq_set(eventq *q, int32_t handle, int64_t time, int32_t kind, int32_t id,
                uint32_t version);
 /* A batch of handle events sharing one sequence number, so that among
@@ -94,7 +107,9 @@ int eventq_set_batch(eventq *q, int64_t batch, int32_t handle, int64_t time, int
                      int32_t id, uint32_t version);
 /* Time of the earliest pending event, INT64_MAX when none. */
 int64_t eventq_peek_time(eventq *q);
-/* Pops the earliest event into *out; returns 0 when empty. */
+/* Pops the earliest event into *out; returns 1, or 0 when empty, or -1
+ * when the queue could not grow a bucket (out of memory; nothing popped,
+ * nothing lost). */
 int eventq_pop(eventq *q, event *out);
 
 #endif

@@ -103,7 +103,7 @@ int sim_state_init(sim_state *s, const topology *t, const workload *w, sync_kind
         sim_state_free(s);
         return gt_fail(e, "too many flows to simulate");
     }
-    if (eventq_init(&s->q, 4L * w->nlanes + 1024) ||
+    if (eventq_init(&s->q) ||
         eventq_reserve_handles(&s->q, s->max_flows) || /* one handle per flow id */
         net_init(&s->net, t, s->max_flows, o->wan_policy, o->tcp_connections, e)) {
         sim_state_free(s);

@@ -192,8 +192,9 @@ static int run_loop(sim_state *s)
     if (sim_schedule_traces(s))
         return -1;
     event ev;
+    int got;
     net_defer(&s->net, true); /* one re-solve per nanosecond (net_settle) */
-    while (eventq_pop(&s->q, &ev)) {
+    while ((got = eventq_pop(&s->q, &ev)) > 0) {
         s->now = ev.time;
         s->events++;
         if (t_over(ev.time))
@@ -207,6 +208,8 @@ static int run_loop(sim_state *s)
         if (s->open == 0)
             break; /* only trace and preemption events are left */
     }
+    if (got < 0)
+        return gt_fail(s->e, "out of memory in the event queue");
     for (int l = 0; l < s->w->nlanes; l++)
         if (s->lane[l].cursor >= 0)
             return gt_fail(s->e, "simulation stalled: GPU lane %d never finished", l);

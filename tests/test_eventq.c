@@ -1,0 +1,146 @@
+/* test_eventq.c — the event queue against a brute-force oracle on the
+ * simulator's own pattern: the clock only moves forward, every new event is
+ * at or after the one just popped (so the radix buckets split again and
+ * again instead of being rebuilt), handles move earlier and later, batches
+ * share a sequence number, times are negative and positive, close together
+ * (same-nanosecond ties) and far apart (top bits of the time). Every pop
+ * must return the pending event of least (time, order of scheduling,
+ * handle inside a batch) with its own body; every peek must name its time.
+ * (test_network.c holds the random-order oracle, which rewinds the clock.) */
+#include "testutil.h"
+
+#include "sim/engine/eventq.h"
+
+typedef struct pending {
+    int64_t time;
+    uint64_t order;
+    int handle, body;
+} pending;
+
+enum { H = 300, MAXP = 3000 };
+static pending pend[MAXP];
+static int np;
+
+static uint64_t rng = 2024;
+static uint64_t next(void)
+{
+    rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+    return rng >> 11;
+}
+
+/* A time at or after now: a tie, a few ns, or up to 2^(10..61) ns later. */
+static int64_t later(int64_t now)
+{
+    uint64_t r = next();
+    switch (r % 4) {
+    case 0: return now;
+    case 1: return now + (int64_t)(r >> 8) % 16;
+    default: {
+        int bits = 10 + (int)((r >> 8) % 52);
+        if (now > INT64_C(1) << 61) /* stays far from overflowing int64 */
+            bits = 20;
+        return now + (int64_t)((r >> 20) & ((UINT64_C(1) << bits) - 1));
+    }
+    }
+}
+
+static void drop_handle(int h)
+{
+    for (int i = 0; i < np; i++)
+        if (pend[i].handle == h) {
+            pend[i] = pend[--np];
+            return;
+        }
+}
+
+static int oracle_min(void)
+{
+    int best = -1;
+    for (int i = 0; i < np; i++) {
+        const pending *p = &pend[i], *b = best < 0 ? NULL : &pend[best];
+        if (!b || p->time < b->time ||
+            (p->time == b->time &&
+             (p->order < b->order || (p->order == b->order && p->handle < b->handle))))
+            best = i;
+    }
+    return best;
+}
+
+static void check_pop(eventq *q)
+{
+    int best = oracle_min();
+    event ev;
+    if (best < 0) {
+        assert_true(eventq_peek_time(q) == INT64_MAX);
+        assert_int_equal(eventq_pop(q, &ev), 0);
+        return;
+    }
+    assert_true(eventq_peek_time(q) == pend[best].time);
+    assert_int_equal(eventq_pop(q, &ev), 1);
+    assert_true(ev.time == pend[best].time);
+    assert_int_equal(ev.handle, pend[best].handle);
+    assert_int_equal(ev.id, pend[best].body);
+    assert_int_equal(ev.version, (uint32_t)pend[best].body);
+    assert_int_equal(ev.kind, pend[best].handle < 0 ? 0 : 1);
+    pend[best] = pend[--np];
+}
+
+static void test_eventq_forward_oracle(void **state)
+{
+    (void)state;
+    eventq q;
+    assert_int_equal(eventq_init(&q), 0);
+    int64_t now = -(INT64_C(1) << 40); /* starts below zero, crosses it */
+    uint64_t order = 0;
+    int body = 0;
+    for (int step = 0; step < 60000; step++) {
+        uint64_t r = next();
+        int op = (int)(r % 8);
+        if (np > MAXP - 16)
+            op = 7; /* full: pop */
+        if (op <= 1) { /* plain push */
+            int64_t t = later(now);
+            assert_int_equal(eventq_push(&q, t, 0, body, (uint32_t)body), 0);
+            pend[np++] = (pending){t, order++, -1, body++};
+        } else if (op <= 3) { /* one handle moved (earlier or later) or set */
+            int h = (int)(next() % H);
+            int64_t t = later(now);
+            drop_handle(h);
+            assert_int_equal(eventq_set(&q, h, t, 1, body, (uint32_t)body), 0);
+            pend[np++] = (pending){t, order++, h, body++};
+        } else if (op == 4) { /* a batch: same-instant members pop in handle order */
+            int64_t batch = eventq_batch(&q), base = later(now);
+            int count = 2 + (int)(next() % 6);
+            for (int c = 0; c < count; c++) {
+                int h = (int)(next() % H);
+                int64_t t = base + (int64_t)(next() % 3);
+                drop_handle(h);
+                assert_int_equal(eventq_set_batch(&q, batch, h, t, 1, body, (uint32_t)body), 0);
+                pend[np++] = (pending){t, order, h, body++};
+            }
+            order++;
+        } else { /* pop: the clock moves to the popped time */
+            int best = oracle_min();
+            int64_t t = best >= 0 ? pend[best].time : now;
+            check_pop(&q);
+            now = t;
+        }
+        if (step == 40000) { /* drop everything pending: handles are free again */
+            eventq_clear(&q);
+            np = 0;
+            check_pop(&q);
+        }
+    }
+    while (np > 0)
+        check_pop(&q);
+    check_pop(&q);
+    eventq_free(&q);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_eventq_forward_oracle),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
