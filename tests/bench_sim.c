@@ -5,7 +5,11 @@
  *      S pipelines (64, 256, 1,024, 4,096 and, within 300 s of CPU and
  *      8 GiB, 16,384 GPUs; 128 microbatches, gpt3_6.7b layer shapes, shared
  *      10 Gbps WAN): iteration time, wall
- *      and CPU time, events, stale share, peak RSS (each case in its own
+ *      and CPU time, events, stale share, events per CPU second of the whole
+ *      run (Mev/s) and of the replay alone (replay: no estimator, no
+ *      workload build), peak RSS, the mean flows per re-solve and the
+ *      completion events moved per event (what grows with the pipelines
+ *      sharing a WAN link) (each case in its own
  *      child process, so the RSS is that case's), and the growth exponent of
  *      CPU time in ops                                [1,024: < 0.25 s, < 64 MiB;
  *      4,096: < 1.5 s; linear growth; >= 10 M events/s; < 5 % stale]
@@ -36,12 +40,12 @@
  * (negative = not measured in this run). */
 static struct figures {
     double heap_mps;
-    double ev_mps_1024, stale_1024, cpu_1024, rss_1024;
+    double ev_mps_1024, replay_mps_1024, stale_1024, cpu_1024, rss_1024;
     double cpu_4096, growth, rss_4096, cpu_16384, rss_16384, growth_big;
     int ran_16384;
     double alltoall_cpu;
     double est_128, est_8;
-} fig = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, -1, -1, -1};
+} fig = {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, -1, -1, -1};
 
 static double now_s(void)
 {
@@ -135,8 +139,8 @@ static void plan_world(plan *p, const topology *t, int S, int D, int L, int mb)
 
 typedef struct scale_row {
     int ok, ops;
-    long events, stale;
-    double wall, cpu, iter_s, est_s;
+    long events, stale, solves, solved, moved, sync_flows, flows;
+    double wall, cpu, replay_cpu, iter_s, est_s;
 } scale_row;
 
 /* One scale case, in this process. */
@@ -162,8 +166,14 @@ static scale_row scale_case(int S, int D, const char *model, int layers, int mb)
     sim_detail d;
     double t0 = now_s(), c0 = cpu_s();
     if (!sim_detail_run(&t, &j, &p, &o, &d, &e)) {
-        r = (scale_row){1, d.w.nops, d.events, d.stale_events, now_s() - t0, cpu_s() - c0,
-                        d.res.iteration_s, d.res.est_iteration_s};
+        r = (scale_row){.ok = 1, .ops = d.w.nops, .events = d.events,
+                        .stale = d.stale_events, .solves = d.solves, .solved = d.solved_flows,
+                        .moved = d.moved_events, .wall = now_s() - t0, .cpu = cpu_s() - c0,
+                        .replay_cpu = d.replay_cpu_s, .iter_s = d.res.iteration_s,
+                        .est_s = d.res.est_iteration_s};
+        r.flows = d.nflows;
+        for (int f = 0; f < d.nflows; f++)
+            r.sync_flows += d.flows[f].owner_kind == NET_OWNER_COLL;
         sim_detail_free(&d);
     } else {
         fprintf(stderr, "bench sim.scale: %d GPUs: %s\n", S * D, e.msg);
@@ -219,9 +229,12 @@ static void scale_line(const char *label, const scale_row *r, double rss)
                case_limit_s, BIG_AS_GIB);
         return;
     }
-    printf("  %-6s %9d %9.2f %8.3f %8.3f %10ld %6.1f%% %9.2f %9.0f\n", label, r->ops,
-           r->iter_s, r->wall, r->cpu, r->events, r->events ? 100.0 * r->stale / r->events : 0,
-           r->events / r->cpu / 1e6, rss);
+    printf("  %-6s %9d %9.2f %8.3f %8.3f %10ld %6.1f%% %9.2f %9.2f %9.0f %8.1f %8.2f\n", label,
+           r->ops, r->iter_s, r->wall, r->cpu, r->events,
+           r->events ? 100.0 * r->stale / r->events : 0, r->events / r->cpu / 1e6,
+           r->replay_cpu > 0 ? r->events / r->replay_cpu / 1e6 : 0, rss,
+           r->solves ? (double)r->solved / r->solves : 0,
+           r->events ? (double)r->moved / r->events : 0);
 }
 
 static double growth(const scale_row *a, const scale_row *b)
@@ -241,8 +254,9 @@ static void bench_scale(int only_1024)
     printf("bench sim.scale: one iteration, S x S GPUs = S sites x S pipelines of S 1F1B stages "
            "(stage k in site k), 128 microbatches, gpt3_6.7b layers x 64 (16,384 GPUs: x 128, 64 microbatches; full recomputation), shared 10 Gbps WAN, "
            "hierarchical sync\n");
-    printf("  %-6s %9s %9s %8s %8s %10s %7s %9s %9s\n", "GPUs", "ops", "iter_s", "wall_s",
-           "cpu_s", "events", "stale", "Mev/s", "RSS_MiB");
+    printf("  %-6s %9s %9s %8s %8s %10s %7s %9s %9s %9s %8s %8s\n", "GPUs", "ops", "iter_s",
+           "wall_s", "cpu_s", "events", "stale", "Mev/s", "replay", "RSS_MiB", "fl/solve",
+           "moves/ev");
     for (int i = 0; i < 5 && !only_1024; i++) {
         case_limit_s = i == 4 ? BIG_LIMIT_S : LIMIT_S;
         rows[i] = scale_child(Ss[i], Ss[i], "gpt3_6.7b", i == 4 ? 128 : 64, i == 4 ? 64 : 128,
@@ -268,15 +282,24 @@ static void bench_scale(int only_1024)
     }
     if (rows[3].ok && rows[4].ok) {
         fig.growth_big = growth(&rows[3], &rows[4]);
-        printf("  growth 4,096 -> 16,384 GPUs: %.0fx ops, %.0fx CPU: CPU ~ ops^%.2f\n",
-               (double)rows[4].ops / rows[3].ops, rows[4].cpu / rows[3].cpu, fig.growth_big);
+        printf("  growth 4,096 -> 16,384 GPUs: %.0fx ops, %.1fx CPU: CPU ~ ops^%.2f; %.1fx "
+               "events: CPU ~ events^%.2f\n",
+               (double)rows[4].ops / rows[3].ops, rows[4].cpu / rows[3].cpu, fig.growth_big,
+               (double)rows[4].events / rows[3].events,
+               log(rows[4].cpu / rows[3].cpu) / log((double)rows[4].events / rows[3].events));
     }
+    for (int i = 0; i < 5; i++) /* where the events come from */
+        if (rows[i].ok)
+            printf("  %d GPUs: %.2f events per op; %ld flows, %.0f %% of them gradient sync\n",
+                   Ss[i] * Ss[i], (double)rows[i].events / rows[i].ops, rows[i].flows,
+                   rows[i].flows ? 100.0 * rows[i].sync_flows / rows[i].flows : 0);
     double r1024;
     scale_row r = scale_child(32, 32, "gpt3_6.7b", 0, 128, &r1024);
     printf("  the issue's 1,024-GPU case (32 x 32, gpt3_6.7b) [goal < 0.25 s, < 64 MiB]:\n");
     scale_line("1024", &r, r1024);
     if (r.ok && r.events > 0) {
         fig.ev_mps_1024 = r.events / r.cpu / 1e6;
+        fig.replay_mps_1024 = r.replay_cpu > 0 ? r.events / r.replay_cpu / 1e6 : -1;
         fig.stale_1024 = 100.0 * r.stale / r.events;
         fig.cpu_1024 = r.cpu;
         fig.rss_1024 = r1024;
@@ -456,6 +479,8 @@ static void summary(void)
     snprintf(b, sizeof b, "%s, %s", cell(a, 32, fig.ev_mps_1024, "%.2f M/s"),
              cell(a + 32, 32, fig.stale_1024, "%.1f %% stale"));
     row("whole-simulator events/s (1,024 GPUs)", b, ">= 10 M/s, < 5 % stale");
+    row("  the same events per CPU-s of the replay alone",
+        cell(b, sizeof b, fig.replay_mps_1024, "%.2f M/s"), "(no estimator, no workload build)");
     snprintf(b, sizeof b, "%s, %s", cell(a, 32, fig.cpu_1024, "%.3f s"),
              cell(a + 32, 32, fig.rss_1024, "%.0f MiB"));
     row("1,024-GPU iteration (32 x 32, 128 mb)", b, "< 0.25 s, < 64 MiB");

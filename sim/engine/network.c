@@ -268,6 +268,7 @@ static int reschedule(network *n, int sl, double rate, int64_t now, eventq *q, i
         return 0;
     f->version++;
     f->sched = f->finish;
+    n->moved_events++;
     /* replaces a pending one */
     return eventq_set_batch(q, batch, f->id, f->finish, ev_kind, f->id, f->version);
 }

@@ -34,6 +34,10 @@
 
 #define NET_MAX_RES 3
 
+/* Who made a flow (net_flow.owner_kind): an op's input transfer (owner_id
+ * = the consuming op) or a gradient-sync step (owner_id = the group). */
+enum { NET_OWNER_OP = 1, NET_OWNER_COLL = 2 };
+
 /* The record of a flow, kept for the whole run (reports and the timeline
  * read it after the flow ended). */
 typedef struct net_flow {
@@ -89,6 +93,7 @@ typedef struct network {
     int *free_slot, nfree, cap_slots;
     long stale_events;    /* completion events that fired before the flow's finish */
     long solves, solved_flows; /* re-solves and the flows they filled (bench, tests) */
+    long moved_events;    /* completion events a re-solve moved (bench) */
     /* per resource scratch of the re-solve */
     int *mark_r, *list_r;
     double *res_left;

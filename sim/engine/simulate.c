@@ -17,6 +17,14 @@ static double now_s(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+/* CPU seconds of the calling thread (the replay runs in it). */
+static double thread_cpu_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 static int run_estimator(const topology *t, const plan *p, sim_detail *d, gt_err *e)
 {
     if (timing_alloc(&d->est, &d->w, e) || estimate_run(t, &d->w, p->sync, &d->est, e))
@@ -85,6 +93,9 @@ static int run_iterations(const topology *t, const plan *p, const sim_options *o
         wan += tm.wan_bytes;
         d->events += s.events;
         d->stale_events += s.net.stale_events;
+        d->solves += s.net.solves;
+        d->solved_flows += s.net.solved_flows;
+        d->moved_events += s.net.moved_events;
         int last = it + 1 == o->iterations;
         int64_t iter_ns = tm.iteration_ns;
         if (it == 0 && last) { /* taken over, not copied (a large replay's peak) */
@@ -167,7 +178,10 @@ int sim_detail_run(const topology *t, const job *j, const plan *p, const sim_opt
         return -1;
     }
     account_totals(t, &d->w, &d->est, d->est_acc, o->charge_unselected, &d->est_tot);
-    if (run_iterations(t, p, o, d, e)) {
+    double c0 = thread_cpu_s();
+    int rc = run_iterations(t, p, o, d, e);
+    d->replay_cpu_s = thread_cpu_s() - c0;
+    if (rc) {
         sim_detail_free(d);
         return -1;
     }

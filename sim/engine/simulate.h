@@ -24,7 +24,9 @@ typedef struct sim_detail {
     double mean_iteration_ns;
     long events;
     long stale_events;     /* flow completions that fired early (rate dropped) */
+    long solves, solved_flows, moved_events; /* the network's re-solves (bench) */
     double wall_s;
+    double replay_cpu_s;   /* CPU of the replay alone (its state, event loops, accounts), for the bench */
     int iterations_done;
     sim_result res;
 } sim_detail;

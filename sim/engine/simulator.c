@@ -28,7 +28,7 @@
 
 enum { EV_OP_END = 1, EV_FLOW_LAT = 2, EV_FLOW_DONE = 3, EV_CAPACITY = 4, EV_PREEMPT = 5,
        EV_GRAD_READY = 6 };
-enum { OWN_OP = 1, OWN_COLL = 2 };
+enum { OWN_OP = NET_OWNER_OP, OWN_COLL = NET_OWNER_COLL };
 
 void sim_options_default(sim_options *o)
 {
