@@ -161,7 +161,8 @@ static int rebase(eventq *q, const eventq_entry *k)
         }
     int64_t m = 0;
     for (int b = 0; b < EVENTQ_NBUCKETS; b++) {
-        memcpy(all + m, q->b[b].e, sizeof *all * (size_t)q->b[b].n);
+        if (q->b[b].n > 0) /* an empty bucket may have no array */
+            memcpy(all + m, q->b[b].e, sizeof *all * (size_t)q->b[b].n);
         m += q->b[b].n;
         q->b[b].n = 0;
     }
@@ -302,6 +303,11 @@ static int split(eventq *q, int b)
     }
     if (bk->n == 0) {
         unmark(q, b);
+        if (bk->cap > 4096) { /* a large array goes back for the lower buckets to grow into */
+            free(bk->e);
+            bk->e = NULL;
+            bk->cap = 0;
+        }
         return 0;
     }
     for (int j = 0; j < b; j++) { /* roll back */
