@@ -364,7 +364,9 @@ static void test_zero_traffic(void **state)
     for (int s = 0; s < 2; s++) { /* ring, then the parameter server */
         double base = 0;
         const char *shards[] = {"none", "zero1", "zero2", "zero3", "fsdp"};
-        double factor[] = {1, 1, 1, 1.5, 1.5};
+        /* ZeRO-3 / FSDP: a reduce-scatter (1/2) and two all-gathers (1/2
+         * each) for each of the 4 microbatches */
+        double factor[] = {1, 1, 1, 0.5 + 4, 0.5 + 4};
         for (int k = 0; k < 5; k++) {
             char plan[2048], opts[128];
             snprintf(opts, sizeof opts, "\"dp_shard\":\"%s\",", shards[k]);
@@ -384,6 +386,45 @@ static void test_zero_traffic(void **state)
             unload(&w);
         }
     }
+}
+
+/* Bytes on the wire of a ring over n members per optimizer step, closed form:
+ * an all-reduce of G sends 2(n-1)/n G from each member, a reduce-scatter or
+ * an all-gather half of that. Plain DP all-reduces the gradients G; ZeRO-1/2
+ * reduce-scatter G and all-gather the weights W once per step; ZeRO-3 / FSDP
+ * gather W before the forward and again before the backward of each of the
+ * m x k passes (reshard after forward), then reduce-scatter G once. The two
+ * pipelines of two_by_two are the n = 2 members of each stage's ring. */
+static void test_fsdp_gathers_per_pass(void **state)
+{
+    (void)state;
+    const char *shards[] = {"none", "zero1", "zero2", "zero3", "fsdp"};
+    int ms[] = {1, 4}, ks[] = {1, 3};
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 2; b++)
+            for (int x = 0; x < 5; x++) {
+                int m = ms[a], k = ks[b];
+                char plan[2048], opts[128];
+                snprintf(opts, sizeof opts, "\"dp_shard\":\"%s\",\"accumulation_steps\":%d,",
+                         shards[x], k);
+                two_by_two(plan, sizeof plan, "1f1b", m, opts);
+                world w;
+                load_ok(&w, ONE_NODE, plan, 2 * m * k);
+                sim_detail d;
+                run(&w, &d);
+                double want = 0, n = 2, half = (n - 1) / n * n; /* all members' share */
+                for (int g = 0; g < d.w.ngroups; g++) {
+                    double G = d.w.groups[g].bytes, W = d.w.groups[g].weights;
+                    assert_int_equal(d.w.groups[g].nmembers, 2);
+                    want += x == 0   ? 2 * half * G
+                            : x < 3 ? half * (G + W)
+                                    : half * (G + 2.0 * m * k * W);
+                }
+                assert_int_equal(d.w.ngroups, 2);
+                assert_true(rel_diff(sync_bytes_of(&w, &d), want) < 1e-12);
+                sim_detail_free(&d);
+                unload(&w);
+            }
 }
 
 /* One algorithm's transfers as totals: bytes per sender, transfers, most steps. */
@@ -415,7 +456,7 @@ static emit_tally tally(sync_kind kind, shard_kind shard, double G, double W)
     coll_member m[4] = {{3, 1, 3}, {0, 0, 0}, {2, 1, 2}, {1, 0, 1}};
     emit_tally t = {{0}, 0, 0, 0};
     coll_sink k = {tally_xfer, tally_end, &t};
-    assert_int_equal(collective_emit(m, 4, kind, shard, G, W, &k), 0);
+    assert_int_equal(collective_emit(m, 4, kind, shard, G, W, 1, &k), 0);
     assert_true(t.n <= collective_xfers_per_phase(kind, 4) * DP_SYNC_MAX_PHASES);
     return t;
 }
@@ -631,6 +672,7 @@ int main(void)
         cmocka_unit_test(test_zero_memory_formulas),
         cmocka_unit_test(test_zero_traffic),
         cmocka_unit_test(test_collective_emit_closed_forms),
+        cmocka_unit_test(test_fsdp_gathers_per_pass),
         cmocka_unit_test(test_zero_needs_splittable_sync),
         cmocka_unit_test(test_overlap_never_slower),
         cmocka_unit_test(test_grad_dtype_bytes),
