@@ -292,7 +292,7 @@ double enc_traffic_floor(const enc_problem *pr, const genome *g)
         /* the simulator's algorithm and phases; the planners' plans are unsharded */
         coll_sink sink = {floor_xfer, floor_end, &tr};
         collective_emit(mem, D, g->sync, SHARD_NONE, dp_grad_bytes(pr->j, l, l, 1),
-                        dp_weight_bytes(pr->j, l, l, 1), &sink);
+                        dp_weight_bytes(pr->j, l, l, 1), 1, &sink);
     }
     double worst = fmax(phases, traffic_worst(&tr));
     traffic_free(&tr);

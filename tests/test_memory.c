@@ -89,7 +89,9 @@ static void test_fsdp_state(void **state)
     mem_terms f, z;
     memory_stage_terms(&j, 1, 0, L - 1, 1, 1, SHARD_FSDP, 8, &f);
     memory_stage_terms(&j, 1, 0, L - 1, 1, 1, SHARD_ZERO3, 8, &z);
-    assert_true(rel_diff(f.params + f.grads + f.optimizer, 16 * psi / N) < 1e-12);
+    /* ... and FSDP2's root (embedding, final norm, head) stays gathered */
+    double root = 2 * (cost_embedding_params(&j.model) + cost_head_params(&j.model));
+    assert_true(rel_diff(f.params + f.grads + f.optimizer, 16 * psi / N + root) < 1e-12);
     assert_true(rel_diff(z.params + z.grads + z.optimizer, 18 * psi / N) < 1e-12);
     mem_policy pol;
     memory_policy_of(&j, &pol);
@@ -101,7 +103,10 @@ static void test_fsdp_state(void **state)
 }
 
 /* The last stage's loss buffer: loss_bytes x b x s x V / t (vocabulary-
- * parallel), here the largest temporary (no recomputation, no sharding). */
+ * parallel), here the largest temporary (no recomputation, no sharding),
+ * beside the output projection's saved input e x b x s x h: whole without
+ * sequence parallelism, 1/t with it (Megatron keeps the shard), whole again
+ * where DTensor keeps the gathered input. */
 static void test_loss_buffer(void **state)
 {
     (void)state;
@@ -111,10 +116,17 @@ static void test_loss_buffer(void **state)
     memory_policy_of(&j, &pol);
     mem_terms t;
     memory_stage_terms_policy(&j, &pol, 2, 0, L - 1, 2, 1, SHARD_NONE, 1, &t);
-    assert_true(rel_diff(t.temporary, 4.0 * 2 * 8192 * 128256 / 2) < 1e-12);
+    double out_in = 2.0 * 2 * 8192 * 4096;
+    assert_true(rel_diff(t.temporary, 4.0 * 2 * 8192 * 128256 / 2 + out_in) < 1e-12);
     pol.loss_bytes = 14;
     memory_stage_terms_policy(&j, &pol, 2, 0, L - 1, 2, 1, SHARD_NONE, 1, &t);
-    assert_true(rel_diff(t.temporary, 14.0 * 2 * 8192 * 128256 / 2) < 1e-12);
+    assert_true(rel_diff(t.temporary, 14.0 * 2 * 8192 * 128256 / 2 + out_in) < 1e-12);
+    j.sequence_parallel = true;
+    memory_stage_terms_policy(&j, &pol, 2, 0, L - 1, 2, 1, SHARD_NONE, 1, &t);
+    assert_true(rel_diff(t.temporary, 14.0 * 2 * 8192 * 128256 / 2 + out_in / 2) < 1e-12);
+    pol.tp_keeps_gathered = 1;
+    memory_stage_terms_policy(&j, &pol, 2, 0, L - 1, 2, 1, SHARD_NONE, 1, &t);
+    assert_true(rel_diff(t.temporary, 14.0 * 2 * 8192 * 128256 / 2 + out_in) < 1e-12);
     memory_stage_terms_policy(&j, &pol, 2, 0, L - 2, 2, 1, SHARD_NONE, 1, &t);
     assert_true(t.temporary == 0); /* not the last stage */
 }
@@ -122,7 +134,8 @@ static void test_loss_buffer(void **state)
 static const char MHEAD[] =
     "id,source,gpu,n_gpus,model,layers,hidden,heads,kv_heads,ffn,vocab,seq,gated_mlp,bias,"
     "learned_pos,micro_batch,microbatches,tp,pp,dp,vp,schedule,dp_shard,recompute,"
-    "sequence_parallel,precision,attention,grad_dtype,loss_bytes,fsdp_keep_unsharded,compile,"
+    "sequence_parallel,precision,attention,grad_dtype,loss_bytes,fsdp_keep_unsharded,"
+    "tp_keeps_gathered,compile,"
     "measure,measured_gib,role,skip,assumptions\n";
 
 /* A tiny GPT row (s = h = 1024, a = 16, V = 32000, 8 layers) on 2 stages. */
@@ -131,7 +144,7 @@ static void tiny_row(char *buf, size_t cap, const char *id, const char *rc, doub
 {
     snprintf(buf, cap,
              "%s,test,a100_sxm_80gb,2,tiny,8,1024,16,16,4096,32000,1024,0,1,1,1,4,1,2,1,1,1f1b,"
-             "none,%s,0,bf16,fused,bf16,4,0,0,reserved,%.17g,%s,,\n",
+             "none,%s,0,bf16,fused,bf16,4,0,0,0,reserved,%.17g,%s,,\n",
              id, rc, gib, role);
 }
 
@@ -146,7 +159,7 @@ static double tiny_alloc(int full)
     double s = 1024, h = 1024, act = s * (34 * h + 4 * 16), keep = full ? 2 * s * h : act;
     double p0 = cost_stage_params(&m, 0, 3), p1 = cost_stage_params(&m, 4, 7);
     double st0 = 16 * p0 + 4 * 2 * keep + (full ? act : 0);
-    double logits = 4 * s * 32000;
+    double logits = 4 * s * 32000 + 2 * s * h; /* + the output projection's input */
     double st1 = 16 * p1 + 4 * 1 * keep + (full && act > logits ? act : logits);
     return st0 > st1 ? st0 : st1;
 }
@@ -159,7 +172,7 @@ static void test_rows_closed_form_and_reserve(void **state)
     tiny_row(r1, sizeof r1, "M-none", "none", 1.1 * a_none / GIB, "fit");
     tiny_row(r2, sizeof r2, "M-full", "full", a_full / GIB, "holdout");
     snprintf(r3, sizeof r3, "M-skip,test,a100_sxm_80gb,2,tiny%s1,holdout,context parallelism,\n",
-             ",,,,,,,,,,,,,,,,,,,,,,,,,,,,"); /* 27 empty layout fields */
+             ",,,,,,,,,,,,,,,,,,,,,,,,,,,,,"); /* 28 empty layout fields */
     snprintf(text, sizeof text, "%s%s%s%s", MHEAD, r1, r2, r3);
     write_temp(text, path, sizeof path);
     mem_row *rows;
@@ -220,10 +233,10 @@ static void test_bad_rows(void **state)
     tiny_row(r, sizeof r, "M-bad", "none", 0, "fit");
     expect_bad(r, "0,fit", "measured_gib", "must be > 0");
     expect_bad("M-bad,test,a100_sxm_80gb,2,tiny,8,1024,16,16,4096,32000,1024,0,1,1,1,4,1,2,1,"
-               "1,1f1b,none,none,0,bf16,fused,bf16,4,0,0,reserved,1x,fit,,\n",
+               "1,1f1b,none,none,0,bf16,fused,bf16,4,0,0,0,reserved,1x,fit,,\n",
                "1x", "measured_gib", "");
     expect_bad("M-bad,test,a100_sxm_80gb,2,tiny,8,1024,16,16,4096,32000,1024,0,1,1,1,4,0,2,1,"
-               "1,1f1b,none,none,0,bf16,fused,bf16,4,0,0,reserved,1,fit,,\n",
+               "1,1f1b,none,none,0,bf16,fused,bf16,4,0,0,0,reserved,1,fit,,\n",
                "0,2,1,1,1f1b", "tp", "must be >= 1");
     /* a missing column names the file */
     char path[64];

@@ -238,7 +238,8 @@ static void test_memory_two_stage_1f1b(void **state)
     /* Korthikanti 4.1 with a fused attention kernel: 34sbh + 4asb (fp32
      * log-sum-exp instead of the 5as^2b of the scores): 35717120 */
     double layer_act = s * (34 * h + 4 * a);
-    double logits = 4 * s * V;                         /* fp32 logits: 131072000 */
+    /* fp32 logits (131072000) and the output projection's saved input 2sbh */
+    double logits = 4 * s * V + 2 * s * h;
     double p0 = cost_stage_params(&w.j.model, 0, 3), p1 = cost_stage_params(&w.j.model, 4, 7);
     double over = 1.5 * GiB;
     /* no recomputation: 16 B/param + in-flight activations (+ logits on the last) */
@@ -279,7 +280,8 @@ static void test_memory_two_stage_1f1b(void **state)
 /* A 2-way tensor-parallel stage (Korthikanti et al. section 4.2, no
  * sequence parallelism): each GPU keeps sbh(10 + 24/t + 5as/(ht)) per layer
  * (fused attention: 4a/t per token instead of the 5as/t of the scores)
- * and microbatch, and 1/t of the state and of the vocabulary-parallel logits. */
+ * and microbatch, and 1/t of the state and of the vocabulary-parallel logits;
+ * the output projection's input (2sbh) is whole without sequence parallelism. */
 static void test_memory_tensor_parallel(void **state)
 {
     (void)state;
@@ -298,7 +300,8 @@ static void test_memory_tensor_parallel(void **state)
                              16 * p0 / t + 4 * 2 * layer_act + over) < 1e-12);
     for (int g = 2; g < 4; g++)
         assert_true(rel_diff(plan_gpu_memory(&w.p, &w.t, &w.j, g),
-                             16 * p1 / t + 4 * 1 * layer_act + 4 * s * V / t + over) < 1e-12);
+                             16 * p1 / t + 4 * 1 * layer_act + 4 * s * V / t + 2 * s * h + over) <
+                    1e-12);
     unload(&w);
 }
 
@@ -323,13 +326,15 @@ static void test_zero_memory_formulas(void **state)
         for (int k = SHARD_NONE; k <= SHARD_FSDP; k++) {
             mem_terms t;
             memory_stage_terms(&j, 1, 0, L - 1, 1, 1, (shard_kind)k, nd[x], &t);
-            assert_true(rel_diff(t.params + t.grads + t.optimizer, expect[k]) < 1e-12);
+            /* FSDP2 keeps its root (embedding, head) gathered: 2 bytes each */
+            double root = k == SHARD_FSDP ? 2 * (cost_embedding_params(&m) + cost_head_params(&m)) : 0;
+            assert_true(rel_diff(t.params + t.grads + t.optimizer - root, expect[k]) < 1e-12);
             /* activations do not depend on the sharding */
             mem_terms u;
             memory_stage_terms(&j, 1, 0, L - 1, 1, 1, SHARD_NONE, 1, &u);
             assert_true(t.activations == u.activations);
             if (nd[x] == 64) {
-                double gb = (t.params + t.grads + t.optimizer) / psi * 7.5;
+                double gb = (t.params + t.grads + t.optimizer - root) / psi * 7.5;
                 double paper[] = {120, 31.4, 16.6, 1.9, 1.9};
                 assert_true(fabs(gb - paper[k]) < 0.06);
             }
@@ -364,7 +369,9 @@ static void test_zero_traffic(void **state)
     for (int s = 0; s < 2; s++) { /* ring, then the parameter server */
         double base = 0;
         const char *shards[] = {"none", "zero1", "zero2", "zero3", "fsdp"};
-        double factor[] = {1, 1, 1, 1.5, 1.5};
+        /* ZeRO-3 / FSDP: a reduce-scatter (1/2) and two all-gathers (1/2
+         * each) for each of the 4 microbatches */
+        double factor[] = {1, 1, 1, 0.5 + 4, 0.5 + 4};
         for (int k = 0; k < 5; k++) {
             char plan[2048], opts[128];
             snprintf(opts, sizeof opts, "\"dp_shard\":\"%s\",", shards[k]);
@@ -384,6 +391,45 @@ static void test_zero_traffic(void **state)
             unload(&w);
         }
     }
+}
+
+/* Bytes on the wire of a ring over n members per optimizer step, closed form:
+ * an all-reduce of G sends 2(n-1)/n G from each member, a reduce-scatter or
+ * an all-gather half of that. Plain DP all-reduces the gradients G; ZeRO-1/2
+ * reduce-scatter G and all-gather the weights W once per step; ZeRO-3 / FSDP
+ * gather W before the forward and again before the backward of each of the
+ * m x k passes (reshard after forward), then reduce-scatter G once. The two
+ * pipelines of two_by_two are the n = 2 members of each stage's ring. */
+static void test_fsdp_gathers_per_pass(void **state)
+{
+    (void)state;
+    const char *shards[] = {"none", "zero1", "zero2", "zero3", "fsdp"};
+    int ms[] = {1, 4}, ks[] = {1, 3};
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 2; b++)
+            for (int x = 0; x < 5; x++) {
+                int m = ms[a], k = ks[b];
+                char plan[2048], opts[128];
+                snprintf(opts, sizeof opts, "\"dp_shard\":\"%s\",\"accumulation_steps\":%d,",
+                         shards[x], k);
+                two_by_two(plan, sizeof plan, "1f1b", m, opts);
+                world w;
+                load_ok(&w, ONE_NODE, plan, 2 * m * k);
+                sim_detail d;
+                run(&w, &d);
+                double want = 0, n = 2, half = (n - 1) / n * n; /* all members' share */
+                for (int g = 0; g < d.w.ngroups; g++) {
+                    double G = d.w.groups[g].bytes, W = d.w.groups[g].weights;
+                    assert_int_equal(d.w.groups[g].nmembers, 2);
+                    want += x == 0   ? 2 * half * G
+                            : x < 3 ? half * (G + W)
+                                    : half * (G + 2.0 * m * k * W);
+                }
+                assert_int_equal(d.w.ngroups, 2);
+                assert_true(rel_diff(sync_bytes_of(&w, &d), want) < 1e-12);
+                sim_detail_free(&d);
+                unload(&w);
+            }
 }
 
 /* One algorithm's transfers as totals: bytes per sender, transfers, most steps. */
@@ -415,7 +461,7 @@ static emit_tally tally(sync_kind kind, shard_kind shard, double G, double W)
     coll_member m[4] = {{3, 1, 3}, {0, 0, 0}, {2, 1, 2}, {1, 0, 1}};
     emit_tally t = {{0}, 0, 0, 0};
     coll_sink k = {tally_xfer, tally_end, &t};
-    assert_int_equal(collective_emit(m, 4, kind, shard, G, W, &k), 0);
+    assert_int_equal(collective_emit(m, 4, kind, shard, G, W, 1, &k), 0);
     assert_true(t.n <= collective_xfers_per_phase(kind, 4) * DP_SYNC_MAX_PHASES);
     return t;
 }
@@ -631,6 +677,7 @@ int main(void)
         cmocka_unit_test(test_zero_memory_formulas),
         cmocka_unit_test(test_zero_traffic),
         cmocka_unit_test(test_collective_emit_closed_forms),
+        cmocka_unit_test(test_fsdp_gathers_per_pass),
         cmocka_unit_test(test_zero_needs_splittable_sync),
         cmocka_unit_test(test_overlap_never_slower),
         cmocka_unit_test(test_grad_dtype_bytes),

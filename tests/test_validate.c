@@ -285,10 +285,11 @@ static void test_fsdp_row_by_hand(void **state)
     int L = j.model.layers;
     double fb = flush_ns(&j, g);
     double W = dp_weight_bytes(&j, 0, L - 1, 1), G = dp_grad_bytes(&j, 0, L - 1, 1);
-    /* FSDP: all-gather of the weights twice (forward, backward), then the
-     * gradients' reduce-scatter: one ring step each with 2 members; each
-     * replica's optimizer updates half of the state */
-    double sync = 2 * ring2_step_ns(W, bw) + ring2_step_ns(G, bw);
+    /* FSDP: all-gather of the weights twice (forward, backward) for each of
+     * the 2 passes (flushes of one microbatch), then the gradients'
+     * reduce-scatter: one ring step each with 2 members; each replica's
+     * optimizer updates half of the state */
+    double sync = 2 * 2 * ring2_step_ns(W, bw) + ring2_step_ns(G, bw);
     double opt = (double)cost_optimizer_ns(g, cost_stage_params(&j.model, 0, L - 1) * 0.5);
     double want = 2 * fb + sync + opt;
     assert_true(sync > 0.01 * want); /* the sharded traffic really counts here */
@@ -353,7 +354,8 @@ static void test_replica_reduction_bounded(void **state)
          * with each other in fewer, longer steps, and under sharding each
          * replica's optimizer step updates 1/16 instead of 1/32 of the
          * state (cost_optimizer_ns is linear): bounded at 0.5 % of the
-         * iteration beyond that share */
+         * iteration beyond that share per round of collectives (FSDP here
+         * gathers for each of its 2 passes: 64 / 32 replicas, microbatch 1) */
         double bound = k == 2 ? opt_full / 16 - opt_full / 32 : 0;
         printf("  %s %s k_sat %.0f: 32 replicas %lld ns, 16 replicas %lld ns (%+.3f %%), "
                "optimizer share %.0f ns\n", shard[k], sync[k], ksat[q / 3], (long long)full,
@@ -362,7 +364,7 @@ static void test_replica_reduction_bounded(void **state)
         if (k == 0)
             assert_true(llabs(red - full) <= 2 * 31 * 2); /* <= 2 ns per ring step */
         else
-            assert_true(fabs((double)(red - full) - bound) <= 0.005 * (double)full);
+            assert_true(fabs((double)(red - full) - bound) <= 0.005 * (k == 2 ? 2 : 1) * (double)full);
     }
     /* and the reduction is refused where it would not hold */
     val_row r = tiny_row("fsdp", "overlap", 1, "bf16", 32, 64);

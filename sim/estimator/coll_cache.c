@@ -26,7 +26,7 @@ static uint64_t bits(double d)
 static uint64_t key_hash(const workload *w, const sync_group *sg, sync_kind sync)
 {
     uint64_t h = mix(mix(mix(0, (uint64_t)sync), (uint64_t)w->shard), (uint64_t)sg->nmembers);
-    h = mix(mix(h, bits(sg->bytes)), bits(sg->weights));
+    h = mix(mix(mix(h, bits(sg->bytes)), bits(sg->weights)), (uint64_t)sg->passes);
     for (int m = 0; m < sg->nmembers; m++)
         h = mix(h, (uint64_t)w->lanes[sg->members[m]].gpu);
     return h;
@@ -37,7 +37,7 @@ static int same_key(const coll_entry *x, uint64_t h, const workload *w, const sy
 {
     if (x->hash != h || x->sync != (int)sync || x->shard != (int)w->shard ||
         x->n != sg->nmembers || bits(x->bytes) != bits(sg->bytes) ||
-        bits(x->weights) != bits(sg->weights))
+        bits(x->weights) != bits(sg->weights) || x->passes != sg->passes)
         return 0;
     for (int m = 0; m < x->n; m++)
         if (x->gpus[m] != w->lanes[sg->members[m]].gpu)
@@ -146,7 +146,7 @@ static int fill(coll_entry *x, uint64_t h, const topology *t, const workload *w,
     memset(x, 0, sizeof *x);
     if (collective_build(&c, t, w, sg, sync, e))
         return -1;
-    *x = (coll_entry){h, (int)sync, (int)w->shard, sg->nmembers, sg->bytes, sg->weights,
+    *x = (coll_entry){h, (int)sync, (int)w->shard, sg->nmembers, sg->passes, sg->bytes, sg->weights,
                       malloc(sizeof(int) * (size_t)(sg->nmembers > 0 ? sg->nmembers : 1)),
                       collective_estimate_ns(&c, t, w), NULL, 0,
                       malloc(sizeof(double) * (size_t)(c.nflows > 0 ? c.nflows : 1)), 0};

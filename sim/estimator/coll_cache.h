@@ -19,7 +19,7 @@
 
 typedef struct coll_entry {
     uint64_t hash;
-    int sync, shard, n;
+    int sync, shard, n, passes;
     double bytes, weights;
     int *gpus;            /* members' GPUs, in member order */
     int64_t est_ns;

@@ -90,7 +90,7 @@ static int emit_ps(const coll_sink *k, const coll_member *mem, int n, double byt
 }
 
 int collective_emit(coll_member *mem, int n, sync_kind kind, shard_kind shard, double grads,
-                    double weights, const coll_sink *k)
+                    double weights, int passes, const coll_sink *k)
 {
     /* (site, GPU) keys are unique, so any sort gives one order; a group is
      * usually small, and the planners' floor sorts one per layer */
@@ -105,19 +105,21 @@ int collective_emit(coll_member *mem, int n, sync_kind kind, shard_kind shard, d
             }
     }
     sync_phase ph[DP_SYNC_MAX_PHASES];
-    int nph = dp_sync_phases(shard, grads, weights, ph);
+    int nph = dp_sync_phases(shard, grads, weights, passes, ph);
     for (int i = 0; i < nph && n > 1; i++) {
         /* which half of the all-reduce a phase is: [lo, hi) of {0, 1} */
         int lo = ph[i].kind == PHASE_ALL_GATHER, hi = ph[i].kind == PHASE_REDUCE_SCATTER ? 1 : 2;
-        int rc;
-        if (kind == SYNC_RING)
-            rc = emit_ring(k, mem, n, ph[i].bytes, lo * (n - 1), hi * (n - 1));
-        else if (kind == SYNC_HIERARCHICAL) /* plan_check: only unsharded */
-            rc = emit_hierarchical(k, mem, n, ph[i].bytes);
-        else
-            rc = emit_ps(k, mem, n, ph[i].bytes, lo, hi);
-        if (rc)
-            return -1;
+        for (int r = 0; r < ph[i].reps; r++) { /* repeated gathers: one after another */
+            int rc;
+            if (kind == SYNC_RING)
+                rc = emit_ring(k, mem, n, ph[i].bytes, lo * (n - 1), hi * (n - 1));
+            else if (kind == SYNC_HIERARCHICAL) /* plan_check: only unsharded */
+                rc = emit_hierarchical(k, mem, n, ph[i].bytes);
+            else
+                rc = emit_ps(k, mem, n, ph[i].bytes, lo, hi);
+            if (rc)
+                return -1;
+        }
     }
     return 0;
 }
@@ -234,7 +236,7 @@ int collective_build(coll_plan *c, const topology *t, const workload *w,
     }
     step_sink s = {c, NULL, 0, 0};
     coll_sink k = {step_xfer, step_end, &s};
-    int rc = collective_emit(mem, n, kind, w->shard, g->bytes, g->weights, &k);
+    int rc = collective_emit(mem, n, kind, w->shard, g->bytes, g->weights, g->passes, &k);
     free(s.x);
     free(mem);
     if (rc) {

@@ -53,11 +53,11 @@ typedef struct coll_member {
 } coll_member;
 
 /* The sync of `grads` gradient and `weights` weight bytes per member (the
- * phases of dp_sync.h under `shard`) over mem[0..n), which is sorted by
- * (site, GPU) in place, as `kind` runs it. Returns 0, or -1 when a sink
- * call fails. */
+ * phases of dp_sync.h under `shard`, for `passes` forward passes per step)
+ * over mem[0..n), which is sorted by (site, GPU) in place, as `kind` runs
+ * it. Returns 0, or -1 when a sink call fails. */
 int collective_emit(coll_member *mem, int n, sync_kind kind, shard_kind shard, double grads,
-                    double weights, const coll_sink *k);
+                    double weights, int passes, const coll_sink *k);
 /* At most how many transfers one phase of `kind` over n members emits. */
 int collective_xfers_per_phase(sync_kind kind, int n);
 /* Relative solver work of one sync group of D members (the planners' guess

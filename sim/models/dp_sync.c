@@ -16,26 +16,28 @@ double dp_weight_bytes(const job *j, int first, int last, int tp)
     return 2.0 * cost_stage_params(&j->model, first, last) / tp;
 }
 
-int dp_sync_phases(shard_kind shard, double grads, double weights,
+int dp_sync_phases(shard_kind shard, double grads, double weights, int passes,
                    sync_phase out[DP_SYNC_MAX_PHASES])
 {
+    int k = passes > 1 ? passes : 1;
     switch (shard) {
     case SHARD_NONE:
-        out[0] = (sync_phase){PHASE_ALL_REDUCE, grads};
+        out[0] = (sync_phase){PHASE_ALL_REDUCE, grads, 1};
         return 1;
     case SHARD_ZERO1:
     case SHARD_ZERO2:
         /* each replica updates its 1/D of the weights, then shares them */
-        out[0] = (sync_phase){PHASE_REDUCE_SCATTER, grads};
-        out[1] = (sync_phase){PHASE_ALL_GATHER, weights};
+        out[0] = (sync_phase){PHASE_REDUCE_SCATTER, grads, 1};
+        out[1] = (sync_phase){PHASE_ALL_GATHER, weights, 1};
         return 2;
     case SHARD_ZERO3:
     case SHARD_FSDP:
-        /* forward and backward gathers (priced at the sync point: see
-         * docs/training-model.md), then the gradients' reduce-scatter */
-        out[0] = (sync_phase){PHASE_ALL_GATHER, weights};
-        out[1] = (sync_phase){PHASE_ALL_GATHER, weights};
-        out[2] = (sync_phase){PHASE_REDUCE_SCATTER, grads};
+        /* the forward's and the backward's gathers of every pass (priced
+         * at the sync point: see docs/training-model.md), then the
+         * gradients' reduce-scatter once per step */
+        out[0] = (sync_phase){PHASE_ALL_GATHER, weights, k};
+        out[1] = (sync_phase){PHASE_ALL_GATHER, weights, k};
+        out[2] = (sync_phase){PHASE_REDUCE_SCATTER, grads, 1};
         return 3;
     }
     return 0;

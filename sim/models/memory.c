@@ -12,6 +12,7 @@ void memory_policy_of(const job *j, mem_policy *pol)
                                               : MEM_ACT_NONE;
     pol->loss_bytes = 4.0;
     pol->fsdp_keep_unsharded = 0;
+    pol->tp_keeps_gathered = 0;
 }
 
 /* Bytes per token of one layer's saved activations on a GPU of a t-way stage.
@@ -60,8 +61,10 @@ static double layer_bytes_per_token(const job *j, const mem_policy *pol, double 
     else
         core = e * a * s + (dropout ? a * s + e * a * s : 0);
     double split = e * (h + 2 * h * kv / a) + core + e * h + (m->gated_mlp ? 3 : 2) * e * f;
-    double repl = 4 * e * h + (dropout ? 2 * h : 0);
-    return repl / rep + split / t;
+    /* the norm inputs and masks follow the sequence split; the two GEMM
+     * inputs (QKV, MLP up) stay whole where the framework keeps the gather */
+    double norms = 2 * e * h + (dropout ? 2 * h : 0), gemm_in = 2 * e * h;
+    return norms / rep + gemm_in / (pol->tp_keeps_gathered ? 1 : rep) + split / t;
 }
 
 double memory_layer_activation_policy(const job *j, const mem_policy *pol, int b, int tp)
@@ -97,9 +100,15 @@ static double stage_temporary(const job *j, const mem_policy *pol, int b, int la
     const model_spec *m = &j->model;
     double t = 0;
     /* the loss: pol->loss_bytes per logit (Korthikanti et al. 4.1: 4sbv of
-     * fp32 logits), vocabulary-parallel under tensor parallelism */
-    if (last == m->layers - 1)
-        t = pol->loss_bytes * b * j->seq * (double)m->vocab / tp;
+     * fp32 logits), vocabulary-parallel under tensor parallelism; beside it
+     * the output projection's saved input, the final norm's output (e sbh):
+     * a column-parallel GEMM, so sequence-sharded only where the framework
+     * keeps the shard (policy) */
+    if (last == m->layers - 1) {
+        double e = j->precision_bytes > 0 ? j->precision_bytes : 2;
+        double shard = j->sequence_parallel && !pol->tp_keeps_gathered ? tp : 1;
+        t = pol->loss_bytes * b * j->seq * (double)m->vocab / tp + e * b * j->seq * m->hidden / shard;
+    }
     /* full (or per-op) recomputation re-runs one layer's forward inside its
      * backward: that layer's full activations are alive meanwhile (ibid.
      * section 5) */
@@ -143,7 +152,14 @@ void memory_stage_terms_policy(const job *j, const mem_policy *pol, int b, int f
     out->params = 2.0 * p / (sharded(shard, dp, SHARD_ZERO3) ? nd : 1);
     out->grads = j->grad_bytes * p / (sharded(shard, dp, SHARD_ZERO2) ? nd : 1);
     if (fsdp) {
-        out->params = pol->fsdp_keep_unsharded ? 2.0 * p : 0;
+        /* PyTorch FSDP2 does not reshard its root module (the embedding, the
+         * final norm and the output projection) after the forward: the
+         * backward needs it at once (fully_shard's reshard_after_forward
+         * docs), so those stay gathered from the forward to the end of the
+         * backward */
+        double root = ((first == 0 ? cost_embedding_params(&j->model) : 0) +
+                       (last == j->model.layers - 1 ? cost_head_params(&j->model) : 0)) / tp;
+        out->params = 2.0 * (pol->fsdp_keep_unsharded ? p : root);
         out->grads = 4.0 * p / nd;
     }
     out->optimizer = (j->opt_bytes_per_param - 4.0) * p / (sharded(shard, dp, SHARD_ZERO1) ? nd : 1);

@@ -41,9 +41,15 @@ typedef struct mem_policy {
      * backward (PyTorch FSDP2 reshard_after_forward=False, torchtitan's
      * choice under pipeline parallelism) */
     int fsdp_keep_unsharded;
+    /* tensor parallelism keeps the all-gathered input of a column-parallel
+     * GEMM for its backward (PyTorch DTensor ColwiseParallel, torchtitan);
+     * 0: it keeps the sequence shard and re-gathers it in the backward
+     * (Megatron-LM's sequence parallelism) */
+    int tp_keeps_gathered;
 } mem_policy;
 
-/* The policy a job implies: its recomputation, loss bytes 4, FSDP resharding. */
+/* The policy a job implies: its recomputation, loss bytes 4, FSDP resharding,
+ * Megatron-style sequence-sharded GEMM inputs. */
 void memory_policy_of(const job *j, mem_policy *pol);
 
 typedef struct mem_terms {

@@ -62,6 +62,13 @@ static void add_group(sg_ctx *c, int lo, int hi)
     }
     g->bytes /= w->lanes[g->members[0]].tp;
     g->weights /= w->lanes[g->members[0]].tp;
+    /* a collective needs every member: the replica with the most passes
+     * sets how many gathers all of them join */
+    g->passes = 0;
+    for (int pi = 0; pi < D; pi++) {
+        int mb = c->p->pipes[pi].microbatches * w->accumulation;
+        g->passes = mb > g->passes ? mb : g->passes;
+    }
     if (w->gsync == GSYNC_OVERLAP) {
         g->ready_op = &w->group_ready_op[c->used];
         g->ready_frac = &w->group_ready_frac[c->used];

@@ -50,6 +50,9 @@ typedef struct sync_group {
     int *members;             /* lane indices, in plan order */
     double bytes;             /* gradient bytes each member holds for this group */
     double weights;           /* bytes of its 2-byte working weights (sharded sync) */
+    int passes;               /* forward passes of its layers per step (the members'
+                                 most microbatches x accumulation): ZeRO-3 / FSDP
+                                 gather the weights for each (dp_sync.h) */
     /* Overlapped sync only (else NULL): member m's gradients are ready
      * ready_frac[m] of the way through op ready_op[m] (its last backward). */
     int *ready_op;

@@ -29,7 +29,7 @@ static const col_def COLS[] = {
     S(attention), S(measure), S(role), S(skip), I(layers), I(hidden), I(heads),
     I(kv_heads), I(ffn), I(vocab), I(seq), I(gated_mlp), I(bias), I(learned_pos),
     I(micro_batch), I(microbatches), I(tp), I(pp), I(dp), I(vp), I(sequence_parallel),
-    I(fsdp_keep_unsharded), I(compile), D(loss_bytes), D(measured_gib)};
+    I(fsdp_keep_unsharded), I(tp_keeps_gathered), I(compile), D(loss_bytes), D(measured_gib)};
 #undef S
 #undef I
 #undef D

@@ -24,7 +24,7 @@ typedef struct mem_row {
     char measure[16], role[8], skip[200];
     int layers, hidden, heads, kv_heads, ffn, vocab, seq, gated_mlp, bias, learned_pos;
     int micro_batch, microbatches, tp, pp, dp, vp, sequence_parallel;
-    int fsdp_keep_unsharded, compile, grad_bytes;
+    int fsdp_keep_unsharded, tp_keeps_gathered, compile, grad_bytes;
     double loss_bytes, measured_gib;
 } mem_row;
 

@@ -37,6 +37,7 @@ static void row_job(const mem_row *r, job *j, mem_policy *pol)
         pol->act = MEM_ACT_OPS;
     pol->loss_bytes = r->loss_bytes;
     pol->fsdp_keep_unsharded = r->fsdp_keep_unsharded;
+    pol->tp_keeps_gathered = r->tp_keeps_gathered;
 }
 
 /* One pipeline of pp x vp stages of tp GPUs (the in-flight counts of the
