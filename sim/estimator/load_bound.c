@@ -160,8 +160,9 @@ static void merge_at(stream_load *d, const stream_load *x)
 }
 
 /* Adds x into v[0..*n) under x.key (h finds the entry): bytes add up; the
- * earliest start, least latency and least tail are kept. */
-static void merge_into(stream_load *v, int *n, res_table *h, stream_load x)
+ * earliest start, least latency and least tail are kept. Returns the
+ * entry's index. */
+static int merge_into(stream_load *v, int *n, res_table *h, stream_load x)
 {
     bool added;
     int i = res_table_index(h, x.key, *n, &added);
@@ -169,6 +170,7 @@ static void merge_into(stream_load *v, int *n, res_table *h, stream_load x)
         v[(*n)++] = x;
     else
         merge_at(&v[i], &x);
+    return i;
 }
 
 /* The streams being gathered: v[0..n) in lw, two slots per lane, and the
@@ -279,10 +281,57 @@ void lb_work_free(lb_work *lw)
     free(lw->v);
     free(lw->res);
     free(lw->per);
+    free(lw->ri);
     free(lw->tail);
     free(lw->slot);
     res_table_free(&lw->h);
     *lw = (lb_work){0};
+}
+
+/* Sorts v[0..n) by by_key_then_start into the same order as any sort
+ * would (a total order on values): insertion for the few streams a
+ * resource usually carries, else the merge sort with scratch tmp. */
+static void sort_streams(stream_load *v, int n, stream_load *tmp)
+{
+    if (n > 16) {
+        gt_msort(v, (size_t)n, sizeof *v, by_key_then_start, tmp);
+        return;
+    }
+    for (int i = 1; i < n; i++) {
+        stream_load x = v[i];
+        int k = i;
+        for (; k > 0 && by_key_then_start(&v[k - 1], &x) > 0; k--)
+            v[k] = v[k - 1];
+        v[k] = x;
+    }
+}
+
+/* The best subset bound over resources: the (stream, resource) entries
+ * per[0..np), of resource index ri[x] (0..nr), grouped by resource with a
+ * counting pass into out (np entries; per is the sorts' scratch after). A
+ * resource's entries then come sorted by start as a full sort by key would
+ * give them, and the maximum does not depend on the order of resources. */
+static int64_t best_subset(stream_load *per, const int *ri, int np, int nr, int *off,
+                           stream_load *out)
+{
+    for (int r = 0; r <= nr; r++)
+        off[r] = 0;
+    for (int x = 0; x < np; x++)
+        off[ri[x] + 1]++;
+    for (int r = 0; r < nr; r++)
+        off[r + 1] += off[r];
+    for (int x = 0; x < np; x++) /* off[r]: next free place of resource r */
+        out[off[ri[x]]++] = per[x];
+    int64_t best = 0;
+    for (int r = 0, i = 0; r < nr; i = off[r++]) { /* off[r]: now the end of resource r */
+        int n = off[r] - i;
+        if (n < 2)
+            continue;
+        sort_streams(&out[i], n, per);
+        int64_t b = subset_bound(&out[i], n);
+        best = b > best ? b : best;
+    }
+    return best;
 }
 
 /* Each stream onto the resources it crosses; raises the iteration to the
@@ -291,12 +340,14 @@ void lb_work_free(lb_work *lw)
 static int resources_bound(const topology *t, const workload *w, const stream_load *v, int ns,
                            timing *tm, lb_work *lw)
 {
-    /* per: one entry per (stream, resource) */
+    /* per: one entry per (stream, resource); ri: its resource's index in res */
     if (gt_grow(&lw->res, &lw->cap_res, (size_t)(3 * ns), sizeof *lw->res) ||
         gt_grow(&lw->per, &lw->cap_per, (size_t)(3 * ns), sizeof *lw->per) ||
+        gt_grow(&lw->ri, &lw->cap_ri, (size_t)(6 * ns + 1), sizeof *lw->ri) ||
         table_grow(&lw->h, &lw->cap_h, 3 * ns))
         return -1;
     stream_load *res = lw->res, *per = lw->per;
+    int *ri = lw->ri;
     res_table *h = &lw->h;
     int nr = 0, np = 0;
     for (int s = 0; s < ns; s++) {
@@ -308,7 +359,7 @@ static int resources_bound(const topology *t, const workload *w, const stream_lo
         for (int x = 0; x < k; x++) {
             stream_load one = {r[x].key, r[x].cap, v[s].bytes, lat, v[s].first_start,
                                v[s].min_tail};
-            merge_into(res, &nr, h, one);
+            ri[np] = merge_into(res, &nr, h, one);
             per[np++] = one;
         }
     }
@@ -319,19 +370,9 @@ static int resources_bound(const topology *t, const workload *w, const stream_lo
     }
     if (tm->xfer_all_ns > tm->iteration_ns)
         tm->iteration_ns = tm->xfer_all_ns;
-    if (np > nr) { /* some resource carries several streams */
-        /* a total order on values (by_key_then_start); res is free now */
-        gt_msort(per, (size_t)np, sizeof *per, by_key_then_start, res);
-        for (int i = 0; i < np;) {
-            int k = i;
-            while (k < np && per[k].key == per[i].key)
-                k++;
-            if (k - i > 1) {
-                int64_t b = subset_bound(&per[i], k - i);
-                tm->xfer_subset_ns = b > tm->xfer_subset_ns ? b : tm->xfer_subset_ns;
-            }
-            i = k;
-        }
+    if (np > nr) { /* some resource carries several streams; res is free now */
+        int64_t b = best_subset(per, ri, np, nr, ri + np, res);
+        tm->xfer_subset_ns = b > tm->xfer_subset_ns ? b : tm->xfer_subset_ns;
     }
     if (tm->xfer_subset_ns > tm->iteration_ns)
         tm->iteration_ns = tm->xfer_subset_ns;

@@ -46,6 +46,8 @@ typedef struct lb_work {
     sync_loads sl;
     struct stream_load *v, *res, *per;
     size_t cap_v, cap_res, cap_per;
+    int *ri;               /* per entry's resource, then the resources' offsets */
+    size_t cap_ri;
     int64_t *tail;
     size_t cap_tail;
     int *slot;
