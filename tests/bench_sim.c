@@ -425,8 +425,12 @@ static int walk_apply(plan *p, walk_step w)
 /* Evaluations per CPU second (at least 1 s) along a local search from p:
  * each evaluation prices the plan one random step from the last valid one
  * (a step to an invalid plan is undone; those evaluations take time but
- * are not counted). The caches see what a planner's search gives them:
- * sync groups and stages that repeat, and new ones at every swap. */
+ * are not counted), and every WALK_STEPS valid steps the search goes back
+ * to p, so its plans stay within a few mutations of a good plan, as a
+ * planner's offspring stay near its elites. The caches see what such a
+ * search gives them: sync groups and stages that repeat, new ones after
+ * most swaps. */
+#define WALK_STEPS 8
 static double est_walk_rate(est_workspace *ws, const topology *t, const job *j, const plan *p,
                             unsigned long seed, long *valid, long *tried)
 {
@@ -441,15 +445,24 @@ static double est_walk_rate(est_workspace *ws, const topology *t, const job *j, 
     gsl_rng_set(r, seed);
     est_summary s;
     gt_err e;
+    walk_step done[WALK_STEPS];
     long n = 0, all = 0;
+    int nd = 0;
     double t0 = cpu_s(), dt;
     do {
+        if (nd == WALK_STEPS) /* back to p: the valid steps undone, last first */
+            while (nd > 0) {
+                walk_step w = done[--nd];
+                w.dir = -w.dir;
+                walk_apply(&cur, w);
+            }
         walk_step w = walk_draw(r, &cur);
         if (!walk_apply(&cur, w))
             continue;
         all++;
         if (estimate_plan_ws(ws, t, j, &cur, &s, &e) == 0) {
             n++;
+            done[nd++] = w;
         } else {
             w.dir = -w.dir;
             walk_apply(&cur, w);
@@ -505,11 +518,12 @@ static void bench_estimator(void)
         *(k ? &fig.est_8 : &fig.est_128) = rf;
         printf("bench sim.estimator: 64-GPU plan (8x8 1F1B, %d microbatches per pipeline), "
                "along a local search (each plan one random step from the last: a layer moved "
-               "between neighbour stages or two stages' GPUs swapped; %ld of %ld steps valid): "
+               "between neighbour stages or two stages' GPUs swapped, back to the plan every "
+               "%d steps; %ld of %ld steps valid): "
                "fast path %.0f evaluations/CPU-s, op path %.0f/CPU-s, %.1fx [goal >= %s]; "
                "the same plan repeated: %.0f/CPU-s (%d of %d pipelines took an identical "
                "earlier one's result; of the %d rounds of the rest, %ld jumped)\n",
-               ms[k], valid, tried, rf, ro, rf / ro, k ? "200,000" : "100,000", same, reused,
+               ms[k], WALK_STEPS, valid, tried, rf, ro, rf / ro, k ? "200,000" : "100,000", same, reused,
                p.npipes, (p.npipes - reused) * (ms[k] + 7), skipped);
     }
     est_workspace_free(fast);
