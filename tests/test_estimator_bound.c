@@ -40,10 +40,10 @@ static void test_estimate_below_replay(void **state)
         if (estimate_plan_ws(ws, &t, &j, &p, &s, &e) == 0) {
             if (simulate_plan(&t, &j, &p, &o, &sr, &e))
                 fail_msg("plan %d: %s", n, e.msg);
-            /* the replay's nanoseconds, to the rounding of seconds and of the
-             * load bounds' terms (each cost_ns() rounds to the nearest ns, so
-             * a bound of rounded terms may pass the replay by 1-2 ns) */
-            if (s.iteration_s > sr.iteration_s * (1 + 1e-12) + 2e-9)
+            /* to the nanosecond: both are whole ns times 1e-9, and the load
+             * bounds round their terms so that no replay is below them
+             * (load_floor_ns) */
+            if (s.iteration_s > sr.iteration_s)
                 fail_msg("plan %d: estimate %.9f s above the replay %.9f s", n, s.iteration_s,
                          sr.iteration_s);
             checked++;

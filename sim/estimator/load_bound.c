@@ -87,11 +87,13 @@ int sync_loads_bound(sync_loads *s, timing *tm)
         if (k - i > 1) {
             double suffix = 0, lat = gl[k - 1].l.min_lat;
             int64_t bound = 0;
+            long flows = 0;
             int last = gl[i].group;
             for (int x = k - 1; x >= i; x--) {
                 suffix += gl[x].l.bytes;
+                flows += gl[x].l.flows;
                 lat = gl[x].l.min_lat < lat ? gl[x].l.min_lat : lat;
-                int64_t b = gl[x].start + cost_ns(lat) + cost_ns(suffix / gl[x].l.cap);
+                int64_t b = t_add(gl[x].start, load_floor_ns(lat, suffix, gl[x].l.cap, flows));
                 bound = b > bound ? b : bound;
                 if (tm->group_end[gl[x].group] >= tm->group_end[last])
                     last = gl[x].group;
@@ -147,6 +149,7 @@ void sync_loads_free(sync_loads *s)
 typedef struct stream_load {
     long key;              /* resource, once expanded; pair of lanes before */
     double cap, bytes, min_lat;
+    long n;                /* transfers */
     int64_t first_start;   /* earliest transfer start (estimator's; the replay's is later) */
     int64_t min_tail;      /* least work left on the consumer's GPU after a transfer */
 } stream_load;
@@ -154,6 +157,7 @@ typedef struct stream_load {
 static void merge_at(stream_load *d, const stream_load *x)
 {
     d->bytes += x->bytes;
+    d->n += x->n;
     d->min_lat = x->min_lat < d->min_lat ? x->min_lat : d->min_lat;
     d->first_start = x->first_start < d->first_start ? x->first_start : d->first_start;
     d->min_tail = x->min_tail < d->min_tail ? x->min_tail : d->min_tail;
@@ -241,7 +245,9 @@ static int by_key_then_start(const void *a, const void *b)
         return (x->min_tail > y->min_tail) - (x->min_tail < y->min_tail);
     if (x->bytes != y->bytes) /* a total order on values: ties are equal entries */
         return (x->bytes > y->bytes) - (x->bytes < y->bytes);
-    return (x->min_lat > y->min_lat) - (x->min_lat < y->min_lat);
+    if (x->min_lat != y->min_lat)
+        return (x->min_lat > y->min_lat) - (x->min_lat < y->min_lat);
+    return (x->n > y->n) - (x->n < y->n);
 }
 
 /* The streams v[0..n) crossing one resource (n >= 2, sorted by start):
@@ -263,13 +269,15 @@ static int64_t subset_bound(const stream_load *v, int n)
             if (v[k].first_start < v[i].first_start)
                 continue;
             double bytes = 0, lat = v[k].min_lat;
+            long flows = 0;
             for (int x = i; x < n; x++)
                 if (v[x].min_tail >= v[k].min_tail) {
                     bytes += v[x].bytes;
+                    flows += v[x].n;
                     lat = v[x].min_lat < lat ? v[x].min_lat : lat;
                 }
-            int64_t b = v[i].first_start + cost_ns(lat) + cost_ns(bytes / v[i].cap) +
-                        v[k].min_tail;
+            int64_t b = t_add(v[i].first_start,
+                              t_add(load_floor_ns(lat, bytes, v[i].cap, flows), v[k].min_tail));
             best = b > best ? b : best;
         }
     return best;
@@ -357,15 +365,16 @@ static int resources_bound(const topology *t, const workload *w, const stream_lo
         path_res r[3];
         int k = path_resources(t, a, b, r);
         for (int x = 0; x < k; x++) {
-            stream_load one = {r[x].key, r[x].cap, v[s].bytes, lat, v[s].first_start,
+            stream_load one = {r[x].key, r[x].cap, v[s].bytes, lat, v[s].n, v[s].first_start,
                                v[s].min_tail};
             ri[np] = merge_into(res, &nr, h, one);
             per[np++] = one;
         }
     }
     for (int i = 0; i < nr; i++) {
-        int64_t b = res[i].first_start + cost_ns(res[i].min_lat) +
-                    cost_ns(res[i].bytes / res[i].cap) + res[i].min_tail;
+        int64_t b = t_add(res[i].first_start,
+                          t_add(load_floor_ns(res[i].min_lat, res[i].bytes, res[i].cap, res[i].n),
+                                res[i].min_tail));
         tm->xfer_all_ns = b > tm->xfer_all_ns ? b : tm->xfer_all_ns;
     }
     if (tm->xfer_all_ns > tm->iteration_ns)
@@ -402,7 +411,7 @@ int transfer_load_bound(const topology *t, const workload *w, timing *tm, lb_wor
         int src = w->ops[o->input].lane;
         long pair = (long)src * w->nlanes + o->lane;
         if (add_to_stream(&ss, src, o->lane,
-                          (stream_load){pair, 0, o->xfer_bytes, 0, tm->ops[i].xfer_start,
+                          (stream_load){pair, 0, o->xfer_bytes, 0, 1, tm->ops[i].xfer_start,
                                         tail[i]}))
             return -1;
     }
@@ -419,6 +428,6 @@ int transfer_streams_bound(const topology *t, const workload *w, const xfer_stre
     stream_load *v = lw->v;
     for (int i = 0; i < n; i++)
         v[i] = (stream_load){(long)s[i].src_lane * w->nlanes + s[i].dst_lane, 0, s[i].bytes, 0,
-                             s[i].first_start, s[i].min_tail};
+                             s[i].count, s[i].first_start, s[i].min_tail};
     return resources_bound(t, w, v, n, tm, lw);
 }

@@ -11,7 +11,11 @@
  *   transfers       the activation/gradient transfers over a resource cannot
  *                   all finish before the earliest of them starts + their
  *                   bytes / capacity; after the last of them, its consumer
- *                   still runs every op left on its GPU and the optimizer */
+ *                   still runs every op left on its GPU and the optimizer
+ * Each term is rounded so that no replay can be below it (load_floor_ns,
+ * collective.h): the least latency as the replay rounds it, the bytes
+ * rounded up after half a ns per flow (the replay's rounding of each
+ * flow's end). */
 #ifndef GT_LOAD_BOUND_H
 #define GT_LOAD_BOUND_H
 
@@ -67,6 +71,7 @@ int transfer_load_bound(const topology *t, const workload *w, timing *tm, lb_wor
 typedef struct xfer_stream {
     int src_lane, dst_lane;
     double bytes;          /* all of them */
+    long count;            /* how many */
     int64_t first_start;   /* earliest transfer start */
     int64_t min_tail;      /* least work left on dst's GPU (its op, the ops after it on
                             * its lane and the optimizer) once such a transfer's op may start */

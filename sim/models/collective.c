@@ -4,6 +4,7 @@
  * planners' per-resource bytes are two sinks of the same blocks. */
 #include "sim/models/collective.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -282,9 +283,19 @@ static int merge_loads(const coll_plan *c, int first, int last, const topology *
     return m;
 }
 
+int64_t load_floor_ns(double min_lat, double bytes, double cap, long flows)
+{
+    double ns = bytes / cap * 1e9 - 0.5 * (double)flows;
+    int64_t carry = !(ns < (double)GT_TIME_CAP_NS) ? GT_TIME_CAP_NS
+                    : ns > 0                       ? (int64_t)ceil(ns)
+                                                   : 0;
+    return t_add(cost_ns(min_lat), carry);
+}
+
 /* A step cannot end before its busiest shared resource has carried its
- * bytes: min latency + bytes / capacity. With one flow per resource this is
- * never above the lone-flow time, so contention-free plans stay exact. */
+ * bytes: min latency + bytes / capacity (load_floor_ns). With one flow per
+ * resource this is never above the lone-flow time, so contention-free plans
+ * stay exact. */
 static int64_t step_load_bound(const coll_plan *c, int s, const topology *t, const workload *w,
                                coll_load *buf, res_table *h)
 {
@@ -292,7 +303,7 @@ static int64_t step_load_bound(const coll_plan *c, int s, const topology *t, con
     int64_t worst = 0;
     for (int i = 0; i < n; i++)
         if (buf[i].flows > 1) {
-            int64_t d = cost_ns(buf[i].min_lat) + cost_ns(buf[i].bytes / buf[i].cap);
+            int64_t d = load_floor_ns(buf[i].min_lat, buf[i].bytes, buf[i].cap, buf[i].flows);
             worst = d > worst ? d : worst;
         }
     return worst;
