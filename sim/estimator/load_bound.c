@@ -24,6 +24,32 @@ static int table_grow(res_table *h, int *cap, int n)
     return 0;
 }
 
+/* The index of resource key among the n found so far (*added when new):
+ * a dense key (a GPU's link, a NIC, a site pair's WAN link: path.h) through
+ * dense, which holds -1 outside a gathering; another (a per-pair WAN key)
+ * through the table h. */
+static int res_index(int *dense, long ndense, res_table *h, long key, int n, bool *added)
+{
+    if (key >= ndense)
+        return res_table_index(h, key, n, added);
+    int *d = &dense[key];
+    *added = *d < 0;
+    if (*added)
+        *d = n;
+    return *d;
+}
+
+/* *dense with room for the n dense keys of a topology, all -1. */
+static int dense_grow(int **dense, size_t *cap, long n)
+{
+    size_t old = *cap;
+    if (gt_grow(dense, cap, (size_t)n, sizeof **dense))
+        return -1;
+    for (size_t i = old; i < *cap; i++)
+        (*dense)[i] = -1;
+    return 0;
+}
+
 /* --- sync groups ------------------------------------------------------------- */
 
 /* One group's load on one shared resource, for the cross-group bound. */
@@ -44,40 +70,75 @@ static int by_resource_then_start(const void *a, const void *b)
     return x->group - y->group;
 }
 
+/* Shared resources, to be put in key order (distinct keys). */
+typedef struct res_key {
+    long key;
+    int k;                 /* its index in the count table */
+} res_key;
+
+static int by_key(const void *a, const void *b)
+{
+    const res_key *x = a, *y = b;
+    return (x->key > y->key) - (x->key < y->key);
+}
+
 /* Sync groups of different layers run at the same time and share WAN links
  * and NICs, which each group's own estimate ignores. On each resource, the
  * groups starting at or after time s cannot all have finished before
  * s + their bytes / capacity; the group that the estimate ends last on that
  * resource is held to the largest such bound. With one group per resource
  * nothing changes, so contention-free plans stay exact. */
-int sync_loads_bound(sync_loads *s, timing *tm)
+int sync_loads_bound(sync_loads *s, long ndense, timing *tm)
 {
     group_load *gl = s->v;
     int n = s->n;
     if (n == 0)
         return 0;
-    /* Only resources with several loads can raise a group: those loads,
-     * sorted, are the full sort's runs of two or more in the same order (a
-     * total order, one load per group and resource, so any sort gives it),
-     * and most resources (a GPU's own NIC) carry one group. */
+    /* Only resources with several loads can raise a group, and most (a
+     * GPU's own NIC) carry one. Their loads are laid out resource by
+     * resource in key order, each resource's sorted by start: the order a
+     * full sort by (key, start, group) gives (a total order, one load per
+     * group and resource), without sorting every load. The order of
+     * resources matters: each one may raise a group that the next sees. */
     if (gt_grow(&s->tmp, &s->cap_tmp, 2 * (size_t)n, sizeof *s->tmp) ||
-        gt_grow(&s->cnt, &s->cap_cnt, 2 * (size_t)n, sizeof *s->cnt) ||
-        table_grow(&s->h, &s->cap_h, n))
+        gt_grow(&s->cnt, &s->cap_cnt, 3 * (size_t)n, sizeof *s->cnt) ||
+        gt_grow(&s->rk, &s->cap_rk, 2 * (size_t)n, sizeof *s->rk) ||
+        dense_grow(&s->dense, &s->cap_dense, ndense) || table_grow(&s->h, &s->cap_h, n))
         return -1;
-    int nk = 0, ns = 0, *cnt = s->cnt, *res_of = s->cnt + n;
+    int nk = 0, ns = 0, nsh = 0, *cnt = s->cnt, *res_of = s->cnt + n, *off = s->cnt + 2 * n;
     for (int i = 0; i < n; i++) {
         bool added;
-        int k = res_table_index(&s->h, gl[i].l.key, nk, &added);
+        int k = res_index(s->dense, ndense, &s->h, gl[i].l.key, nk, &added);
         if (added)
             cnt[nk++] = 0;
         cnt[k]++;
         res_of[i] = k;
     }
+    for (int i = 0; i < n; i++) /* s->dense back to all -1 */
+        if (gl[i].l.key < ndense)
+            s->dense[gl[i].l.key] = -1;
+    res_key *rk = s->rk;
+    for (int i = 0; i < n; i++) /* each shared resource once, at its first load */
+        if (cnt[res_of[i]] > 1) {
+            rk[nsh++] = (res_key){gl[i].l.key, res_of[i]};
+            off[res_of[i]] = cnt[res_of[i]];
+            cnt[res_of[i]] = -cnt[res_of[i]]; /* seen */
+        }
+    gt_msort(rk, (size_t)nsh, sizeof *rk, by_key, rk + nsh);
+    for (int r = 0; r < nsh; r++) { /* off[k]: where resource k's loads start */
+        int c = off[rk[r].k];
+        off[rk[r].k] = ns;
+        ns += c;
+    }
     group_load *sh = s->tmp;
     for (int i = 0; i < n; i++)
-        if (cnt[res_of[i]] > 1)
-            sh[ns++] = gl[i];
-    gt_msort(sh, (size_t)ns, sizeof *sh, by_resource_then_start, sh + ns);
+        if (cnt[res_of[i]] < 0)
+            sh[off[res_of[i]]++] = gl[i];
+    for (int r = 0, i = 0; r < nsh; r++) { /* off[k]: now where they end */
+        int e = off[rk[r].k];
+        gt_msort(&sh[i], (size_t)(e - i), sizeof *sh, by_resource_then_start, sh + ns);
+        i = e;
+    }
     gl = sh;
     n = ns;
     for (int i = 0; i < n;) {
@@ -138,6 +199,8 @@ void sync_loads_free(sync_loads *s)
     free(s->v);
     free(s->tmp);
     free(s->cnt);
+    free(s->rk);
+    free(s->dense);
     res_table_free(&s->h);
     *s = (sync_loads){0};
 }
@@ -164,9 +227,8 @@ static void merge_at(stream_load *d, const stream_load *x)
 }
 
 /* Adds x into v[0..*n) under x.key (h finds the entry): bytes add up; the
- * earliest start, least latency and least tail are kept. Returns the
- * entry's index. */
-static int merge_into(stream_load *v, int *n, res_table *h, stream_load x)
+ * earliest start, least latency and least tail are kept. */
+static void merge_into(stream_load *v, int *n, res_table *h, stream_load x)
 {
     bool added;
     int i = res_table_index(h, x.key, *n, &added);
@@ -174,7 +236,6 @@ static int merge_into(stream_load *v, int *n, res_table *h, stream_load x)
         v[(*n)++] = x;
     else
         merge_at(&v[i], &x);
-    return i;
 }
 
 /* The streams being gathered: v[0..n) in lw, two slots per lane, and the
@@ -290,28 +351,11 @@ void lb_work_free(lb_work *lw)
     free(lw->res);
     free(lw->per);
     free(lw->ri);
+    free(lw->dense);
     free(lw->tail);
     free(lw->slot);
     res_table_free(&lw->h);
     *lw = (lb_work){0};
-}
-
-/* Sorts v[0..n) by by_key_then_start into the same order as any sort
- * would (a total order on values): insertion for the few streams a
- * resource usually carries, else the merge sort with scratch tmp. */
-static void sort_streams(stream_load *v, int n, stream_load *tmp)
-{
-    if (n > 16) {
-        gt_msort(v, (size_t)n, sizeof *v, by_key_then_start, tmp);
-        return;
-    }
-    for (int i = 1; i < n; i++) {
-        stream_load x = v[i];
-        int k = i;
-        for (; k > 0 && by_key_then_start(&v[k - 1], &x) > 0; k--)
-            v[k] = v[k - 1];
-        v[k] = x;
-    }
 }
 
 /* The best subset bound over resources: the (stream, resource) entries
@@ -335,7 +379,7 @@ static int64_t best_subset(stream_load *per, const int *ri, int np, int nr, int 
         int n = off[r] - i;
         if (n < 2)
             continue;
-        sort_streams(&out[i], n, per);
+        gt_msort(&out[i], (size_t)n, sizeof *out, by_key_then_start, per);
         int64_t b = subset_bound(&out[i], n);
         best = b > best ? b : best;
     }
@@ -349,28 +393,36 @@ static int resources_bound(const topology *t, const workload *w, const stream_lo
                            timing *tm, lb_work *lw)
 {
     /* per: one entry per (stream, resource); ri: its resource's index in res */
+    long ndense = path_dense_count(t);
     if (gt_grow(&lw->res, &lw->cap_res, (size_t)(3 * ns), sizeof *lw->res) ||
         gt_grow(&lw->per, &lw->cap_per, (size_t)(3 * ns), sizeof *lw->per) ||
         gt_grow(&lw->ri, &lw->cap_ri, (size_t)(6 * ns + 1), sizeof *lw->ri) ||
-        table_grow(&lw->h, &lw->cap_h, 3 * ns))
+        dense_grow(&lw->dense, &lw->cap_dense, ndense) || table_grow(&lw->h, &lw->cap_h, 3 * ns))
         return -1;
     stream_load *res = lw->res, *per = lw->per;
     int *ri = lw->ri;
-    res_table *h = &lw->h;
     int nr = 0, np = 0;
     for (int s = 0; s < ns; s++) {
         int a = w->lanes[v[s].key / w->nlanes].gpu, b = w->lanes[v[s].key % w->nlanes].gpu;
-        double lat, rate;
-        path_lone(t, a, b, &lat, &rate);
+        double lat = path_latency(t, a, b); /* path_lone's */
         path_res r[3];
         int k = path_resources(t, a, b, r);
         for (int x = 0; x < k; x++) {
             stream_load one = {r[x].key, r[x].cap, v[s].bytes, lat, v[s].n, v[s].first_start,
                                v[s].min_tail};
-            ri[np] = merge_into(res, &nr, h, one);
+            bool added;
+            int i = res_index(lw->dense, ndense, &lw->h, one.key, nr, &added);
+            if (added)
+                res[nr++] = one;
+            else
+                merge_at(&res[i], &one);
+            ri[np] = i;
             per[np++] = one;
         }
     }
+    for (int i = 0; i < nr; i++) /* lw->dense back to all -1 */
+        if (res[i].key < ndense)
+            lw->dense[res[i].key] = -1;
     for (int i = 0; i < nr; i++) {
         int64_t b = t_add(res[i].first_start,
                           t_add(load_floor_ns(res[i].min_lat, res[i].bytes, res[i].cap, res[i].n),

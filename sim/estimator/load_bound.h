@@ -31,6 +31,10 @@ typedef struct sync_loads {
     int n, cap;
     size_t cap_tmp, cap_cnt;
     int *cnt;              /* loads on each distinct resource (h's index) */
+    struct res_key *rk;    /* the shared resources, in key order */
+    size_t cap_rk;
+    int *dense;            /* dense resource key -> index, -1 between uses */
+    size_t cap_dense;
     res_table h;
     int cap_h;
 } sync_loads;
@@ -39,9 +43,9 @@ int sync_loads_add(sync_loads *s, const coll_plan *c, const topology *t, const w
                    int group, int64_t start);
 /* The same from loads already gathered (collective_loads' of the group). */
 int sync_loads_push(sync_loads *s, const coll_load *l, int m, int group, int64_t start);
-/* Raises tm->group_end of the last group on each shared resource; 0, or
- * -1 when out of memory. */
-int sync_loads_bound(sync_loads *s, timing *tm);
+/* Raises tm->group_end of the last group on each shared resource (ndense:
+ * path_dense_count of the topology); 0, or -1 when out of memory. */
+int sync_loads_bound(sync_loads *s, long ndense, timing *tm);
 void sync_loads_free(sync_loads *s);
 
 /* The transfer bound's work arrays, kept between evaluations (zeroed at
@@ -52,6 +56,8 @@ typedef struct lb_work {
     size_t cap_v, cap_res, cap_per;
     int *ri;               /* per entry's resource, then the resources' offsets */
     size_t cap_ri;
+    int *dense;            /* dense resource key -> index, -1 between uses */
+    size_t cap_dense;
     int64_t *tail;
     size_t cap_tail;
     int *slot;

@@ -4,7 +4,6 @@
  * planners' per-resource bytes are two sinks of the same blocks. */
 #include "sim/models/collective.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -262,8 +261,7 @@ static int merge_loads(const coll_plan *c, int first, int last, const topology *
     for (int f = first; f < last; f++) {
         const coll_flow *fl = &c->flows[f];
         int a = w->lanes[fl->src_lane].gpu, b = w->lanes[fl->dst_lane].gpu;
-        double lat, rate;
-        path_lone(t, a, b, &lat, &rate);
+        double lat = path_latency(t, a, b); /* path_lone's (its rate is not needed) */
         path_res r[3];
         int k = path_resources(t, a, b, r);
         for (int i = 0; i < k; i++) {
@@ -286,9 +284,13 @@ static int merge_loads(const coll_plan *c, int first, int last, const topology *
 int64_t load_floor_ns(double min_lat, double bytes, double cap, long flows)
 {
     double ns = bytes / cap * 1e9 - 0.5 * (double)flows;
-    int64_t carry = !(ns < (double)GT_TIME_CAP_NS) ? GT_TIME_CAP_NS
-                    : ns > 0                       ? (int64_t)ceil(ns)
-                                                   : 0;
+    if (!(ns < (double)GT_TIME_CAP_NS))
+        return GT_TIME_CAP_NS;
+    /* ceil(ns) for 0 < ns < 2^60, inline (the estimator asks thousands of
+     * times per evaluation): the truncation is exact, and below ns when ns
+     * has a fraction */
+    int64_t carry = ns > 0 ? (int64_t)ns : 0;
+    carry += ns > 0 && (double)carry < ns;
     return t_add(cost_ns(min_lat), carry);
 }
 
