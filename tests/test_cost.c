@@ -111,6 +111,36 @@ static void test_compute_time(void **state)
     assert_int_equal(cost_transfer_ns(1e9, 0.02, 1e9), 1020000000);
 }
 
+/* cost_ns rounds as libm's llround does (half away from zero), below the
+ * cap: ties, values one ulp from a tie, both signs, and every magnitude up
+ * to the cap (the inline rounding replaced a call to llround). */
+static void test_cost_ns_rounds_like_llround(void **state)
+{
+    (void)state;
+    assert_int_equal(cost_ns(0.5e-9), 1);
+    assert_int_equal(cost_ns(-0.5e-9), -1);
+    assert_int_equal(cost_ns(2.5e-9), 3);
+    assert_int_equal(cost_ns(nextafter(0.5, 0) * 1e-9), 0);
+    assert_int_equal(cost_ns(NAN), GT_TIME_CAP_NS);
+    assert_int_equal(cost_ns(-INFINITY), -GT_TIME_CAP_NS);
+    long checked = 0;
+    for (int e = -12; e <= 8; e++)
+        for (int i = 1; i < 4000; i++) {
+            double base = ldexp(i, e) * 1.37, ns[] = {base, floor(base) + 0.5,
+                                                        nextafter(floor(base) + 0.5, 0),
+                                                        nextafter(floor(base) + 0.5, INFINITY)};
+            for (int k = 0; k < 4; k++)
+                for (int sign = -1; sign <= 1; sign += 2) {
+                    double x = sign * ns[k];
+                    if (fabs(x) >= 1e18)
+                        continue;
+                    assert_int_equal(cost_ns(x * 1e-9), llround((x * 1e-9) * 1e9));
+                    checked++;
+                }
+        }
+    assert_true(checked > 500000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -118,6 +148,7 @@ int main(void)
         cmocka_unit_test(test_catalog_params),
         cmocka_unit_test(test_activation_memory),
         cmocka_unit_test(test_compute_time),
+        cmocka_unit_test(test_cost_ns_rounds_like_llround),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,8 @@
 
 #include "sim/engine/simulator.h"
 #include "sim/estimator/estimator.h"
+#include "sim/base/timecap.h"
+#include "sim/models/collective.h"
 
 static void load_topo(topology *t)
 {
@@ -40,10 +42,10 @@ static void test_estimate_below_replay(void **state)
         if (estimate_plan_ws(ws, &t, &j, &p, &s, &e) == 0) {
             if (simulate_plan(&t, &j, &p, &o, &sr, &e))
                 fail_msg("plan %d: %s", n, e.msg);
-            /* the replay's nanoseconds, to the rounding of seconds and of the
-             * load bounds' terms (each cost_ns() rounds to the nearest ns, so
-             * a bound of rounded terms may pass the replay by 1-2 ns) */
-            if (s.iteration_s > sr.iteration_s * (1 + 1e-12) + 2e-9)
+            /* to the nanosecond: both are whole ns times 1e-9, and the load
+             * bounds round their terms so that no replay is below them
+             * (load_floor_ns) */
+            if (s.iteration_s > sr.iteration_s)
                 fail_msg("plan %d: estimate %.9f s above the replay %.9f s", n, s.iteration_s,
                          sr.iteration_s);
             checked++;
@@ -63,9 +65,32 @@ static void test_estimate_below_replay(void **state)
     topo_free(&t);
 }
 
+/* load_floor_ns by hand: the latency rounded to the nearest ns (half away
+ * from zero, as the replay rounds a flow's), plus bytes / capacity less
+ * half a ns per flow, rounded up, never below zero. */
+static void test_load_floor_by_hand(void **state)
+{
+    (void)state;
+    /* 1,000 bytes at 10 GB/s = exactly 100 ns */
+    assert_int_equal(load_floor_ns(0, 1000, 10e9, 1), 100);     /* ceil(99.5) */
+    assert_int_equal(load_floor_ns(0, 1000, 10e9, 4), 98);      /* ceil(98) */
+    assert_int_equal(load_floor_ns(0, 1000, 10e9, 5), 98);      /* ceil(97.5) */
+    assert_int_equal(load_floor_ns(0, 1003, 10e9, 1), 100);     /* ceil(99.8) */
+    assert_int_equal(load_floor_ns(0, 1008, 10e9, 1), 101);     /* ceil(100.3) */
+    assert_int_equal(load_floor_ns(2.5e-9, 1000, 10e9, 1), 103); /* 3 + 100 */
+    assert_int_equal(load_floor_ns(2.4e-9, 1000, 10e9, 1), 102); /* 2 + 100 */
+    assert_int_equal(load_floor_ns(7e-9, 10, 10e9, 10), 7);     /* 1 ns - 5 ns: nothing */
+    assert_int_equal(load_floor_ns(0, 1e30, 1, 1), GT_TIME_CAP_NS);
+    /* never above the old nearest-ns rounding of each term, which a replay
+     * could pass by 1 ns */
+    for (double b = 1; b < 5000; b += 0.37)
+        assert_true(load_floor_ns(1.5e-9, b, 10e9, 1) <= cost_ns(1.5e-9) + cost_ns(b / 10e9));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_load_floor_by_hand),
         cmocka_unit_test(test_estimate_below_replay),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -24,6 +24,32 @@ static int table_grow(res_table *h, int *cap, int n)
     return 0;
 }
 
+/* The index of resource key among the n found so far (*added when new):
+ * a dense key (a GPU's link, a NIC, a site pair's WAN link: path.h) through
+ * dense, which holds -1 outside a gathering; another (a per-pair WAN key)
+ * through the table h. */
+static int res_index(int *dense, long ndense, res_table *h, long key, int n, bool *added)
+{
+    if (key >= ndense)
+        return res_table_index(h, key, n, added);
+    int *d = &dense[key];
+    *added = *d < 0;
+    if (*added)
+        *d = n;
+    return *d;
+}
+
+/* *dense with room for the n dense keys of a topology, all -1. */
+static int dense_grow(int **dense, size_t *cap, long n)
+{
+    size_t old = *cap;
+    if (gt_grow(dense, cap, (size_t)n, sizeof **dense))
+        return -1;
+    for (size_t i = old; i < *cap; i++)
+        (*dense)[i] = -1;
+    return 0;
+}
+
 /* --- sync groups ------------------------------------------------------------- */
 
 /* One group's load on one shared resource, for the cross-group bound. */
@@ -44,40 +70,75 @@ static int by_resource_then_start(const void *a, const void *b)
     return x->group - y->group;
 }
 
+/* Shared resources, to be put in key order (distinct keys). */
+typedef struct res_key {
+    long key;
+    int k;                 /* its index in the count table */
+} res_key;
+
+static int by_key(const void *a, const void *b)
+{
+    const res_key *x = a, *y = b;
+    return (x->key > y->key) - (x->key < y->key);
+}
+
 /* Sync groups of different layers run at the same time and share WAN links
  * and NICs, which each group's own estimate ignores. On each resource, the
  * groups starting at or after time s cannot all have finished before
  * s + their bytes / capacity; the group that the estimate ends last on that
  * resource is held to the largest such bound. With one group per resource
  * nothing changes, so contention-free plans stay exact. */
-int sync_loads_bound(sync_loads *s, timing *tm)
+int sync_loads_bound(sync_loads *s, long ndense, timing *tm)
 {
     group_load *gl = s->v;
     int n = s->n;
     if (n == 0)
         return 0;
-    /* Only resources with several loads can raise a group: those loads,
-     * sorted, are the full sort's runs of two or more in the same order (a
-     * total order, one load per group and resource, so any sort gives it),
-     * and most resources (a GPU's own NIC) carry one group. */
+    /* Only resources with several loads can raise a group, and most (a
+     * GPU's own NIC) carry one. Their loads are laid out resource by
+     * resource in key order, each resource's sorted by start: the order a
+     * full sort by (key, start, group) gives (a total order, one load per
+     * group and resource), without sorting every load. The order of
+     * resources matters: each one may raise a group that the next sees. */
     if (gt_grow(&s->tmp, &s->cap_tmp, 2 * (size_t)n, sizeof *s->tmp) ||
-        gt_grow(&s->cnt, &s->cap_cnt, 2 * (size_t)n, sizeof *s->cnt) ||
-        table_grow(&s->h, &s->cap_h, n))
+        gt_grow(&s->cnt, &s->cap_cnt, 3 * (size_t)n, sizeof *s->cnt) ||
+        gt_grow(&s->rk, &s->cap_rk, 2 * (size_t)n, sizeof *s->rk) ||
+        dense_grow(&s->dense, &s->cap_dense, ndense) || table_grow(&s->h, &s->cap_h, n))
         return -1;
-    int nk = 0, ns = 0, *cnt = s->cnt, *res_of = s->cnt + n;
+    int nk = 0, ns = 0, nsh = 0, *cnt = s->cnt, *res_of = s->cnt + n, *off = s->cnt + 2 * n;
     for (int i = 0; i < n; i++) {
         bool added;
-        int k = res_table_index(&s->h, gl[i].l.key, nk, &added);
+        int k = res_index(s->dense, ndense, &s->h, gl[i].l.key, nk, &added);
         if (added)
             cnt[nk++] = 0;
         cnt[k]++;
         res_of[i] = k;
     }
+    for (int i = 0; i < n; i++) /* s->dense back to all -1 */
+        if (gl[i].l.key < ndense)
+            s->dense[gl[i].l.key] = -1;
+    res_key *rk = s->rk;
+    for (int i = 0; i < n; i++) /* each shared resource once, at its first load */
+        if (cnt[res_of[i]] > 1) {
+            rk[nsh++] = (res_key){gl[i].l.key, res_of[i]};
+            off[res_of[i]] = cnt[res_of[i]];
+            cnt[res_of[i]] = -cnt[res_of[i]]; /* seen */
+        }
+    gt_msort(rk, (size_t)nsh, sizeof *rk, by_key, rk + nsh);
+    for (int r = 0; r < nsh; r++) { /* off[k]: where resource k's loads start */
+        int c = off[rk[r].k];
+        off[rk[r].k] = ns;
+        ns += c;
+    }
     group_load *sh = s->tmp;
     for (int i = 0; i < n; i++)
-        if (cnt[res_of[i]] > 1)
-            sh[ns++] = gl[i];
-    gt_msort(sh, (size_t)ns, sizeof *sh, by_resource_then_start, sh + ns);
+        if (cnt[res_of[i]] < 0)
+            sh[off[res_of[i]]++] = gl[i];
+    for (int r = 0, i = 0; r < nsh; r++) { /* off[k]: now where they end */
+        int e = off[rk[r].k];
+        gt_msort(&sh[i], (size_t)(e - i), sizeof *sh, by_resource_then_start, sh + ns);
+        i = e;
+    }
     gl = sh;
     n = ns;
     for (int i = 0; i < n;) {
@@ -87,11 +148,13 @@ int sync_loads_bound(sync_loads *s, timing *tm)
         if (k - i > 1) {
             double suffix = 0, lat = gl[k - 1].l.min_lat;
             int64_t bound = 0;
+            long flows = 0;
             int last = gl[i].group;
             for (int x = k - 1; x >= i; x--) {
                 suffix += gl[x].l.bytes;
+                flows += gl[x].l.flows;
                 lat = gl[x].l.min_lat < lat ? gl[x].l.min_lat : lat;
-                int64_t b = gl[x].start + cost_ns(lat) + cost_ns(suffix / gl[x].l.cap);
+                int64_t b = t_add(gl[x].start, load_floor_ns(lat, suffix, gl[x].l.cap, flows));
                 bound = b > bound ? b : bound;
                 if (tm->group_end[gl[x].group] >= tm->group_end[last])
                     last = gl[x].group;
@@ -136,6 +199,8 @@ void sync_loads_free(sync_loads *s)
     free(s->v);
     free(s->tmp);
     free(s->cnt);
+    free(s->rk);
+    free(s->dense);
     res_table_free(&s->h);
     *s = (sync_loads){0};
 }
@@ -147,6 +212,7 @@ void sync_loads_free(sync_loads *s)
 typedef struct stream_load {
     long key;              /* resource, once expanded; pair of lanes before */
     double cap, bytes, min_lat;
+    long n;                /* transfers */
     int64_t first_start;   /* earliest transfer start (estimator's; the replay's is later) */
     int64_t min_tail;      /* least work left on the consumer's GPU after a transfer */
 } stream_load;
@@ -154,6 +220,7 @@ typedef struct stream_load {
 static void merge_at(stream_load *d, const stream_load *x)
 {
     d->bytes += x->bytes;
+    d->n += x->n;
     d->min_lat = x->min_lat < d->min_lat ? x->min_lat : d->min_lat;
     d->first_start = x->first_start < d->first_start ? x->first_start : d->first_start;
     d->min_tail = x->min_tail < d->min_tail ? x->min_tail : d->min_tail;
@@ -239,7 +306,9 @@ static int by_key_then_start(const void *a, const void *b)
         return (x->min_tail > y->min_tail) - (x->min_tail < y->min_tail);
     if (x->bytes != y->bytes) /* a total order on values: ties are equal entries */
         return (x->bytes > y->bytes) - (x->bytes < y->bytes);
-    return (x->min_lat > y->min_lat) - (x->min_lat < y->min_lat);
+    if (x->min_lat != y->min_lat)
+        return (x->min_lat > y->min_lat) - (x->min_lat < y->min_lat);
+    return (x->n > y->n) - (x->n < y->n);
 }
 
 /* The streams v[0..n) crossing one resource (n >= 2, sorted by start):
@@ -261,13 +330,15 @@ static int64_t subset_bound(const stream_load *v, int n)
             if (v[k].first_start < v[i].first_start)
                 continue;
             double bytes = 0, lat = v[k].min_lat;
+            long flows = 0;
             for (int x = i; x < n; x++)
                 if (v[x].min_tail >= v[k].min_tail) {
                     bytes += v[x].bytes;
+                    flows += v[x].n;
                     lat = v[x].min_lat < lat ? v[x].min_lat : lat;
                 }
-            int64_t b = v[i].first_start + cost_ns(lat) + cost_ns(bytes / v[i].cap) +
-                        v[k].min_tail;
+            int64_t b = t_add(v[i].first_start,
+                              t_add(load_floor_ns(lat, bytes, v[i].cap, flows), v[k].min_tail));
             best = b > best ? b : best;
         }
     return best;
@@ -279,10 +350,40 @@ void lb_work_free(lb_work *lw)
     free(lw->v);
     free(lw->res);
     free(lw->per);
+    free(lw->ri);
+    free(lw->dense);
     free(lw->tail);
     free(lw->slot);
     res_table_free(&lw->h);
     *lw = (lb_work){0};
+}
+
+/* The best subset bound over resources: the (stream, resource) entries
+ * per[0..np), of resource index ri[x] (0..nr), grouped by resource with a
+ * counting pass into out (np entries; per is the sorts' scratch after). A
+ * resource's entries then come sorted by start as a full sort by key would
+ * give them, and the maximum does not depend on the order of resources. */
+static int64_t best_subset(stream_load *per, const int *ri, int np, int nr, int *off,
+                           stream_load *out)
+{
+    for (int r = 0; r <= nr; r++)
+        off[r] = 0;
+    for (int x = 0; x < np; x++)
+        off[ri[x] + 1]++;
+    for (int r = 0; r < nr; r++)
+        off[r + 1] += off[r];
+    for (int x = 0; x < np; x++) /* off[r]: next free place of resource r */
+        out[off[ri[x]]++] = per[x];
+    int64_t best = 0;
+    for (int r = 0, i = 0; r < nr; i = off[r++]) { /* off[r]: now the end of resource r */
+        int n = off[r] - i;
+        if (n < 2)
+            continue;
+        gt_msort(&out[i], (size_t)n, sizeof *out, by_key_then_start, per);
+        int64_t b = subset_bound(&out[i], n);
+        best = b > best ? b : best;
+    }
+    return best;
 }
 
 /* Each stream onto the resources it crosses; raises the iteration to the
@@ -291,47 +392,48 @@ void lb_work_free(lb_work *lw)
 static int resources_bound(const topology *t, const workload *w, const stream_load *v, int ns,
                            timing *tm, lb_work *lw)
 {
-    /* per: one entry per (stream, resource) */
+    /* per: one entry per (stream, resource); ri: its resource's index in res */
+    long ndense = path_dense_count(t);
     if (gt_grow(&lw->res, &lw->cap_res, (size_t)(3 * ns), sizeof *lw->res) ||
         gt_grow(&lw->per, &lw->cap_per, (size_t)(3 * ns), sizeof *lw->per) ||
-        table_grow(&lw->h, &lw->cap_h, 3 * ns))
+        gt_grow(&lw->ri, &lw->cap_ri, (size_t)(6 * ns + 1), sizeof *lw->ri) ||
+        dense_grow(&lw->dense, &lw->cap_dense, ndense) || table_grow(&lw->h, &lw->cap_h, 3 * ns))
         return -1;
     stream_load *res = lw->res, *per = lw->per;
-    res_table *h = &lw->h;
+    int *ri = lw->ri;
     int nr = 0, np = 0;
     for (int s = 0; s < ns; s++) {
         int a = w->lanes[v[s].key / w->nlanes].gpu, b = w->lanes[v[s].key % w->nlanes].gpu;
-        double lat, rate;
-        path_lone(t, a, b, &lat, &rate);
+        double lat = path_latency(t, a, b); /* path_lone's */
         path_res r[3];
         int k = path_resources(t, a, b, r);
         for (int x = 0; x < k; x++) {
-            stream_load one = {r[x].key, r[x].cap, v[s].bytes, lat, v[s].first_start,
+            stream_load one = {r[x].key, r[x].cap, v[s].bytes, lat, v[s].n, v[s].first_start,
                                v[s].min_tail};
-            merge_into(res, &nr, h, one);
+            bool added;
+            int i = res_index(lw->dense, ndense, &lw->h, one.key, nr, &added);
+            if (added)
+                res[nr++] = one;
+            else
+                merge_at(&res[i], &one);
+            ri[np] = i;
             per[np++] = one;
         }
     }
+    for (int i = 0; i < nr; i++) /* lw->dense back to all -1 */
+        if (res[i].key < ndense)
+            lw->dense[res[i].key] = -1;
     for (int i = 0; i < nr; i++) {
-        int64_t b = res[i].first_start + cost_ns(res[i].min_lat) +
-                    cost_ns(res[i].bytes / res[i].cap) + res[i].min_tail;
+        int64_t b = t_add(res[i].first_start,
+                          t_add(load_floor_ns(res[i].min_lat, res[i].bytes, res[i].cap, res[i].n),
+                                res[i].min_tail));
         tm->xfer_all_ns = b > tm->xfer_all_ns ? b : tm->xfer_all_ns;
     }
     if (tm->xfer_all_ns > tm->iteration_ns)
         tm->iteration_ns = tm->xfer_all_ns;
-    if (np > nr) { /* some resource carries several streams */
-        /* a total order on values (by_key_then_start); res is free now */
-        gt_msort(per, (size_t)np, sizeof *per, by_key_then_start, res);
-        for (int i = 0; i < np;) {
-            int k = i;
-            while (k < np && per[k].key == per[i].key)
-                k++;
-            if (k - i > 1) {
-                int64_t b = subset_bound(&per[i], k - i);
-                tm->xfer_subset_ns = b > tm->xfer_subset_ns ? b : tm->xfer_subset_ns;
-            }
-            i = k;
-        }
+    if (np > nr) { /* some resource carries several streams; res is free now */
+        int64_t b = best_subset(per, ri, np, nr, ri + np, res);
+        tm->xfer_subset_ns = b > tm->xfer_subset_ns ? b : tm->xfer_subset_ns;
     }
     if (tm->xfer_subset_ns > tm->iteration_ns)
         tm->iteration_ns = tm->xfer_subset_ns;
@@ -361,7 +463,7 @@ int transfer_load_bound(const topology *t, const workload *w, timing *tm, lb_wor
         int src = w->ops[o->input].lane;
         long pair = (long)src * w->nlanes + o->lane;
         if (add_to_stream(&ss, src, o->lane,
-                          (stream_load){pair, 0, o->xfer_bytes, 0, tm->ops[i].xfer_start,
+                          (stream_load){pair, 0, o->xfer_bytes, 0, 1, tm->ops[i].xfer_start,
                                         tail[i]}))
             return -1;
     }
@@ -378,6 +480,6 @@ int transfer_streams_bound(const topology *t, const workload *w, const xfer_stre
     stream_load *v = lw->v;
     for (int i = 0; i < n; i++)
         v[i] = (stream_load){(long)s[i].src_lane * w->nlanes + s[i].dst_lane, 0, s[i].bytes, 0,
-                             s[i].first_start, s[i].min_tail};
+                             s[i].count, s[i].first_start, s[i].min_tail};
     return resources_bound(t, w, v, n, tm, lw);
 }

@@ -11,7 +11,11 @@
  *   transfers       the activation/gradient transfers over a resource cannot
  *                   all finish before the earliest of them starts + their
  *                   bytes / capacity; after the last of them, its consumer
- *                   still runs every op left on its GPU and the optimizer */
+ *                   still runs every op left on its GPU and the optimizer
+ * Each term is rounded so that no replay can be below it (load_floor_ns,
+ * collective.h): the least latency as the replay rounds it, the bytes
+ * rounded up after half a ns per flow (the replay's rounding of each
+ * flow's end). */
 #ifndef GT_LOAD_BOUND_H
 #define GT_LOAD_BOUND_H
 
@@ -27,6 +31,10 @@ typedef struct sync_loads {
     int n, cap;
     size_t cap_tmp, cap_cnt;
     int *cnt;              /* loads on each distinct resource (h's index) */
+    struct res_key *rk;    /* the shared resources, in key order */
+    size_t cap_rk;
+    int *dense;            /* dense resource key -> index, -1 between uses */
+    size_t cap_dense;
     res_table h;
     int cap_h;
 } sync_loads;
@@ -35,9 +43,9 @@ int sync_loads_add(sync_loads *s, const coll_plan *c, const topology *t, const w
                    int group, int64_t start);
 /* The same from loads already gathered (collective_loads' of the group). */
 int sync_loads_push(sync_loads *s, const coll_load *l, int m, int group, int64_t start);
-/* Raises tm->group_end of the last group on each shared resource; 0, or
- * -1 when out of memory. */
-int sync_loads_bound(sync_loads *s, timing *tm);
+/* Raises tm->group_end of the last group on each shared resource (ndense:
+ * path_dense_count of the topology); 0, or -1 when out of memory. */
+int sync_loads_bound(sync_loads *s, long ndense, timing *tm);
 void sync_loads_free(sync_loads *s);
 
 /* The transfer bound's work arrays, kept between evaluations (zeroed at
@@ -46,6 +54,10 @@ typedef struct lb_work {
     sync_loads sl;
     struct stream_load *v, *res, *per;
     size_t cap_v, cap_res, cap_per;
+    int *ri;               /* per entry's resource, then the resources' offsets */
+    size_t cap_ri;
+    int *dense;            /* dense resource key -> index, -1 between uses */
+    size_t cap_dense;
     int64_t *tail;
     size_t cap_tail;
     int *slot;
@@ -65,6 +77,7 @@ int transfer_load_bound(const topology *t, const workload *w, timing *tm, lb_wor
 typedef struct xfer_stream {
     int src_lane, dst_lane;
     double bytes;          /* all of them */
+    long count;            /* how many */
     int64_t first_start;   /* earliest transfer start */
     int64_t min_tail;      /* least work left on dst's GPU (its op, the ops after it on
                             * its lane and the optimizer) once such a transfer's op may start */

@@ -296,7 +296,7 @@ static void add_stream(stage_path *sp, const sp_stage *s, int kind, int src, int
 {
     if (!s->nx[kind])
         return;
-    sp->streams[sp->nstreams++] = (xfer_stream){src, dst, s->nx[kind] * sp->act,
+    sp->streams[sp->nstreams++] = (xfer_stream){src, dst, s->nx[kind] * sp->act, s->nx[kind],
                                                 s->first[kind], s->min_tail[kind]};
 }
 

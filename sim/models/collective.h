@@ -79,6 +79,16 @@ typedef struct coll_load {
 /* The collective's bytes per shared resource, one entry per resource sorted
  * by key, in a malloc'd *out; returns the count, or -1 when out of memory. */
 int collective_loads(const coll_plan *c, const topology *t, const workload *w, coll_load **out);
+/* The least time, in whole ns, a replay can take to carry `bytes` in
+ * `flows` flows over one resource of `cap` bytes/s, from the moment they
+ * may start: their least latency (min_lat, rounded as the replay rounds
+ * each flow's), then the bytes at capacity. The replay ends each flow at
+ * the nearest ns of its finish, so a flow may end up to half a ns early
+ * and leave that share unsent: the bytes take at least bytes / cap -
+ * flows / 2 ns, rounded up (the replay's times are whole ns). A lower
+ * bound term of the load bounds (load_bound.h and each step's here), so
+ * that they never pass the replay. */
+int64_t load_floor_ns(double min_lat, double bytes, double cap, long flows);
 /* Contention-free duration: sum over steps of the slowest lone flow. */
 int64_t collective_estimate_ns(const coll_plan *c, const topology *t, const workload *w);
 
