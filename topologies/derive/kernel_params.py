@@ -20,12 +20,40 @@ MAMF = ("measured large-GEMM efficiency: Bekman ml-engineering 'Maximum Achievab
 # role=fit only: the Megatron-LM / NeMo sources KOR, NAR, MEG20, NEMO2407, NEMOL (43 rows:
 # A100, V100, H100). llm-foundry (LLMF), Megatron-Core H100 (MH100) and Megatron-Bridge
 # (MB2511) rows are held out (docs/validation.md).
-FIT_K_SAT = {"volta": 256, "turing": 128, "ampere": 768, "ada": 128, "hopper": 2560,
-             "blackwell": 128, "cdna2": 128, "cdna3": 128}
+FITTED_K_SAT = {"volta": 256, "ampere": 768, "hopper": 2560}
+# An architecture without fitting rows takes the per-tile overhead *time* of the nearest
+# fitted architecture of its vendor: k_sat (K-steps per tile) scaled by the ratio of the
+# reference parts' per-SM GEMM rate (dense 16-bit peak / SMs x gemm_eff). Why time and not
+# K-steps: across the fitted architectures k_sat grew with the per-SM rate (volta -> ampere
+# x3.0 for a rate x2.0, ampere -> hopper x3.3 for x2.4), not stayed put. Reference parts:
+# (id, dense BF16 TFLOP/s, SMs, gemm_eff) as in KERNEL and the datasheet rows.
+K_SAT_REF = {"volta": ("v100_sxm2_32gb", 125.0, 80, 0.80),
+             "ampere": ("a100_sxm_80gb", 312.0, 108, 0.859),
+             "hopper": ("h100_sxm", 989.4, 132, 0.801),
+             "turing": ("t4", 65.0, 40, 0.70),
+             "ada": ("l40s", 362.05, 142, 0.80),
+             "blackwell": ("b200", 2250.0, 148, 0.776)}
+K_SAT_FROM = {"turing": "volta", "ada": "ampere", "blackwell": "hopper"}
+
+
+def _per_sm(arch):
+    _, tflops, sms, geff = K_SAT_REF[arch]
+    return tflops / sms * geff
+
+
+FIT_K_SAT = dict(FITTED_K_SAT)
+for _a, _f in K_SAT_FROM.items():
+    FIT_K_SAT[_a] = round(FITTED_K_SAT[_f] * _per_sm(_a) / _per_sm(_f))
+FIT_K_SAT.update({"cdna2": 128, "cdna3": 128})
 FIT_WHY = ("k_sat FITTED per architecture by geotrain validate --fit on the role=fit rows "
            "(Megatron-LM / NeMo sources KOR NAR MEG20 NEMO2407 NEMOL: volta 256; ampere 768; "
-           "hopper 2560; refitted with the fused-attention and fp8-GEMM measurements); architectures without fitting rows keep the prior 128 (two K-steps "
-           "of a 64-deep pipelined CUTLASS mainloop); see docs/validation.md")
+           "hopper 2560; refitted with the fused-attention and fp8-GEMM measurements); "
+           "architectures without fitting rows take the per-tile overhead time of the nearest "
+           "fitted architecture of their vendor (k_sat x per-SM GEMM rate ratio of the reference "
+           "parts: turing %d from volta, ada %d from ampere, blackwell %d from hopper); AMD "
+           "(no fitted architecture) keeps the prior 128 (two K-steps of a 64-deep pipelined "
+           "mainloop); see docs/validation.md"
+           % (FIT_K_SAT["turing"], FIT_K_SAT["ada"], FIT_K_SAT["blackwell"]))
 
 # Fused causal attention: fraction of the 16-bit dense peak at s = 8192, d = 128 (FLOPs
 # counted as the FlashAttention benchmarks count them: causal = half of 4 s^2 d per head
