@@ -27,7 +27,7 @@ QUESTION="How close are simulated iteration times to published measured training
 HEADLINE="held-out mean |error| vs measured runs"
 HEADLINE_PUB=sim_error_goal
 NEEDS="validate"
-INPUTS="validation/runs.csv validation/memory_runs.csv validation/external_runs.csv topologies/gpus.csv"
+INPUTS="validation/runs.csv validation/memory_runs.csv validation/external_runs.csv topologies/gpus.csv topologies/gpu_freq.csv"
 EST_S=200
 EST_S_QUICK=200
 STEPS=3
@@ -156,13 +156,14 @@ EOF
     echo "were never used for fitting:"
     echo
     mdtable "$OUT/E12-external-summary.csv" "set|set|s;rows|n|%d;mean_rel_error|mean|%.3f;median_rel_error|median|%.3f;max_rel_error|max|%.3f;mean_signed_rel_error|mean signed|%+.3f"
-    echo "The model is too fast on every one of them. Known reasons: torchtitan's per-op selective"
-    echo "checkpointing recomputes every second GEMM (about a third of the forward GEMM FLOPs of a Llama"
-    echo "layer), replayed here as attention-core recomputation, which costs nothing with a fused kernel;"
-    echo "the measured H100s are Grand Teton's 96 GB HBM2e parts at a 500 W limit, replayed as the"
-    echo "catalog's 700 W HBM3 H100 SXM; torch.compile is not modelled. The rows with full"
-    echo "recomputation (no unpriced recompute) are the closest (-14 % to -15 % on A100, -14 % to -17 %"
-    echo "on H100 for 70B), about the bias of the held-out llm-foundry FSDP rows (-14 %)."
+    echo "The model is too fast on every one of them. torchtitan's per-op selective checkpointing is"
+    echo "replayed as what it redoes (every second GEMM and the pointwise ops); the measured H100s are"
+    echo "replayed as the source describes them: Grand Teton's 96 GB HBM2e parts (2.4 TB/s) at their"
+    echo "default 500 W power limit, which the frequency model reads as an SM clock of 1710 of 1980 MHz"
+    echo "(H100 rows -29 % -> -18 % signed). What is left: the FSDP rows are compute bound in the"
+    echo "simulator (exposed communication under 2 % of the step), so the gap is compute the kernel model"
+    echo "does not see (eager PyTorch's unfused norms and elementwise passes, small-kernel overheads);"
+    echo "torch.compile is not modelled; async TP is priced as full overlap."
     echo
 
     csvq '
