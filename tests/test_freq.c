@@ -510,6 +510,38 @@ static void test_powercap_crosscheck(void **state)
     gpu_catalog_free(&c);
 }
 
+/* A power limit holds the clock at the highest grid clock whose draw fits:
+ * closed form from P(f) = tdp (p_static + (1 - p_static) (f / f_max)^p_exp),
+ * solved for f and rounded down to the grid; no slowdown at or above the
+ * TDP; -1 below f_min's draw and for a type without a frequency model. */
+static void test_clock_at_limit(void **state)
+{
+    (void)state;
+    gt_err e;
+    gpu_catalog c;
+    assert_int_equal(gpu_catalog_load_default(&c, &e), 0);
+    const gpu_type *g = &c.types[gpu_catalog_find(&c, "h100_sxm")];
+    const gpu_freq *f = &g->freq;
+    assert_true(f->known);
+    assert_int_equal(freq_clock_at_limit(g, g->tdp_w), f->f_max_mhz);
+    assert_int_equal(freq_clock_at_limit(g, 2 * g->tdp_w), f->f_max_mhz);
+    for (double w = 0.55 * g->tdp_w; w < g->tdp_w; w += 0.05 * g->tdp_w) {
+        double x = pow((w / g->tdp_w - f->p_static) / (1 - f->p_static), 1 / f->p_exp);
+        double fx = x * f->f_max_mhz; /* the exact clock drawing w */
+        int want = f->f_max_mhz - f->step_mhz * (int)ceil((f->f_max_mhz - fx) / f->step_mhz);
+        if (want < f->f_min_mhz)
+            continue;
+        assert_int_equal(freq_clock_at_limit(g, w), want);
+    }
+    double floor_w = freq_compute_w(g, f->f_min_mhz);
+    assert_int_equal(freq_clock_at_limit(g, floor_w), f->f_min_mhz);
+    assert_int_equal(freq_clock_at_limit(g, floor_w - 1), -1);
+    gpu_type none = *g;
+    none.freq.known = 0;
+    assert_int_equal(freq_clock_at_limit(&none, g->tdp_w), -1);
+    gpu_catalog_free(&c);
+}
+
 int main(void)
 {
     if (tu_chdir_root())
@@ -519,6 +551,7 @@ int main(void)
         cmocka_unit_test(test_two_stage_k_times),      cmocka_unit_test(test_energy_identity),
         cmocka_unit_test(test_bad_clock),              cmocka_unit_test(test_run_freq),
         cmocka_unit_test(test_compare_freq),           cmocka_unit_test(test_powercap_crosscheck),
+        cmocka_unit_test(test_clock_at_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

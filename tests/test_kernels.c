@@ -301,6 +301,46 @@ static void test_catalog_kernel_columns(void **state)
     gpu_catalog_free(&c);
 }
 
+/* Overhead seconds per wave of tiles that k_sat adds to a compute-bound
+ * square GEMM on g (the GEMM with and without saturation, over its waves). */
+static double tile_overhead_s(gpu_type g)
+{
+    double n = 8192;
+    double waves = ceil(ceil(n / KERN_TILE_M) * ceil(n / KERN_TILE_N) / g.sms);
+    double with = kern_gemm_s(&g, g.peak_flops, 2, n, n, n, 1);
+    g.k_sat = 0;
+    double without = kern_gemm_s(&g, g.peak_flops, 2, n, n, n, 1);
+    assert_true(without > kern_mem_s(&g, 3 * n * n * 2)); /* compute-bound */
+    return (with - without) / waves;
+}
+
+/* An architecture without fitting rows takes the per-tile overhead time of
+ * the nearest fitted architecture of its vendor (topologies/derive/
+ * kernel_params.py): on the reference parts a wave's k_sat overhead takes the
+ * same time, to the half K-step of rounding; every part of the architecture
+ * shares its k_sat, as the fitted architectures do. */
+static void test_catalog_k_sat_prior_keeps_tile_time(void **state)
+{
+    (void)state;
+    gt_err e;
+    gpu_catalog c;
+    assert_int_equal(gpu_catalog_load_default(&c, &e), 0);
+    static const char *pair[][2] = {{"b200", "h100_sxm"}, {"l40s", "a100_sxm_80gb"},
+                                    {"t4", "v100_sxm2_32gb"}};
+    for (size_t i = 0; i < sizeof pair / sizeof pair[0]; i++) {
+        int a = gpu_catalog_find(&c, pair[i][0]), b = gpu_catalog_find(&c, pair[i][1]);
+        assert_true(a >= 0 && b >= 0);
+        const gpu_type *ga = &c.types[a], *gb = &c.types[b];
+        assert_true(ga->k_sat > 0 && gb->k_sat > 0);
+        double ta = tile_overhead_s(*ga), tb = tile_overhead_s(*gb);
+        assert_true(fabs(ta - tb) <= tb * (0.5 / ga->k_sat + 1e-9));
+        for (int k = 0; k < c.n; k++)
+            if (!strcmp(c.types[k].arch, ga->arch))
+                assert_true(c.types[k].k_sat == ga->k_sat);
+    }
+    gpu_catalog_free(&c);
+}
+
 /* torchtitan's per-op selective checkpointing redoes the 2nd, 4th and 6th
  * mm of the layer (wk, wo, w3 of wq wk wv wo w1 w3 w2) and its pointwise
  * ops, forward. On an idealised GPU (one SM, k_sat 0, unbounded memory
@@ -349,6 +389,7 @@ int main(void)
         cmocka_unit_test(test_recompute_adds_forward),
         cmocka_unit_test(test_ops_recompute_redoes_every_second_gemm),
         cmocka_unit_test(test_catalog_kernel_columns),
+        cmocka_unit_test(test_catalog_k_sat_prior_keeps_tile_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,6 +23,7 @@
 #include "sim/validation/validate.h"
 #include "sim/validation/validate_report.h"
 #include "sim/models/path.h"
+#include "sim/inputs/freq.h"
 
 static const char HEAD[] =
     "id,source,gpu,n_gpus,node_gpus,nic_gbps,model,layers,hidden,heads,kv_heads,ffn,vocab,"
@@ -296,6 +297,45 @@ static void test_fsdp_row_by_hand(void **state)
     assert_true(fabs((double)sim - want) <= 8);
 }
 
+/* A row under a power limit: the GEMMs run at the clock the limit holds
+ * (peaks x f / f_max), nothing else changes. One GPU, one microbatch: the
+ * replay is the kernel model's forward + backward on the scaled type plus
+ * the optimizer step; at the TDP it is the unlimited replay to the ns; a
+ * limit below the lowest clock's draw is an input error naming the column. */
+static void test_power_limit_row(void **state)
+{
+    (void)state;
+    const gpu_catalog *cat = &CAT;
+    val_row r = tiny_row("none", "after_backward", 0, "bf16", 1, 1);
+    snprintf(r.gpu, sizeof r.gpu, "h100_sxm");
+    const gpu_type *g = &cat->types[gpu_catalog_find(cat, "h100_sxm")];
+    job j;
+    double opt;
+    int64_t free_ns = sim_ns(&r, cat, 1, &j, NULL, &opt);
+    r.power_limit_w = g->tdp_w;
+    assert_true(sim_ns(&r, cat, 1, &j, NULL, NULL) == free_ns);
+    r.power_limit_w = 500;
+    int f = freq_clock_at_limit(g, 500);
+    assert_true(f > g->freq.f_min_mhz && f < g->freq.f_max_mhz);
+    gpu_type slow = *g;
+    double s = (double)f / g->freq.f_max_mhz;
+    slow.peak_flops *= s;
+    slow.peak_fp8 *= s;
+    slow.peak_tf32 *= s;
+    slow.peak_fp32 *= s;
+    int64_t sim = sim_ns(&r, cat, 1, &j, NULL, NULL);
+    assert_true(sim > free_ns);
+    assert_true(fabs((double)sim - (flush_ns(&j, &slow) + opt)) <= 4);
+    char words[96];
+    val_options(&r, words, sizeof words);
+    assert_string_equal(words, "none after_backward acc:1 grad:bf16 limit:500W");
+    r.power_limit_w = 100;
+    double sim_s;
+    gt_err e;
+    assert_int_equal(val_simulate(&r, cat, -1, &sim_s, &e), -1);
+    assert_non_null(strstr(e.msg, "power_limit_w"));
+}
+
 static void test_accumulation_row_by_hand(void **state)
 {
     (void)state;
@@ -387,6 +427,7 @@ int main(void)
         cmocka_unit_test(test_cli_json_and_bad_input),
         cmocka_unit_test(test_shipped_set_replays),
         cmocka_unit_test(test_fsdp_row_by_hand),
+        cmocka_unit_test(test_power_limit_row),
         cmocka_unit_test(test_accumulation_row_by_hand),
         cmocka_unit_test(test_replica_reduction_bounded),
     };

@@ -20,7 +20,7 @@ HEAD = ("id,source,gpu,n_gpus,node_gpus,nic_gbps,model,layers,hidden,heads,kv_he
         "vocab,seq,gated_mlp,bias,learned_pos,micro_batch,global_batch,tp,pp,dp,vp,schedule,"
         "dp_shard,grad_sync,grad_bucket_mb,grad_dtype,tp_comm_overlap,recompute,"
         "sequence_parallel,precision,attention,metric,value,measured_iteration_s,role,skip,"
-        "assumptions").split(",")
+        "assumptions,power_limit_w").split(",")
 
 # Llama shapes from the models' published configs (layers, hidden, heads,
 # kv heads, ffn, vocab).
@@ -40,8 +40,11 @@ L2 = TT + "docs/performance.md @041336434916bdc0f88c1f89fda176fd3c2092e4"
 H200 = (TT + "benchmarks/llama3-8b_h200_202506_trainy-whitefiber.md "
         "@4a61bd87d3c7e92bcfeb5d5464d9e6bd13ef440a")
 
-GT = ("H100 of Grand Teton: 96GB HBM2e at a 500 W limit (the source), replayed as the "
-      "catalog's h100_sxm (HBM3, 700 W): faster than the measured part; 400 Gb/s per GPU")
+GT = ("H100 of Grand Teton: 96GB HBM2e (2.4 TB/s) at the default 500 W power limit (the "
+      "source's Hardware section), replayed as the catalog's h100_sxm_96gb with power_limit_w "
+      "500 (GEMMs at the clock the limit holds); 400 Gb/s per GPU")
+# The Grand Teton H100 rows: the part and the power limit their sources state.
+GT_GPU, GT_LIMIT_W = "h100_sxm_96gb", 500
 FSDP = "FSDP2: one block per bucket, overlapped, fp32 reduce"
 COMPILE = "torch.compile (not modelled: eager kernels priced)"
 SAC_OP = ("selective op AC: recompute ops (torchtitan _custom_policy: every second mm "
@@ -146,6 +149,10 @@ def row(r):
     if SAC_OP in notes:
         rc = "ops"
     it = mb * seq / (tps * tp * pp)
+    limit = ""
+    if GT in notes:
+        assert gpu == "h100_sxm"
+        gpu, limit = GT_GPU, GT_LIMIT_W
     return {
         "id": rid, "source": src, "gpu": gpu, "n_gpus": n, "node_gpus": 8, "nic_gbps": nic,
         "model": model, "layers": L, "hidden": h, "heads": a, "kv_heads": kv, "ffn": f,
@@ -155,7 +162,7 @@ def row(r):
         "grad_dtype": "fp32", "tp_comm_overlap": tpo, "recompute": rc,
         "sequence_parallel": 1 if tp > 1 else 0, "precision": prec, "attention": "fused",
         "metric": "tokens_per_s_per_gpu", "value": tps, "measured_iteration_s": "%.6g" % it,
-        "role": "ext", "skip": skip, "assumptions": "; ".join(notes),
+        "role": "ext", "skip": skip, "assumptions": "; ".join(notes), "power_limit_w": limit,
     }
 
 

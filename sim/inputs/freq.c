@@ -142,6 +142,18 @@ double freq_compute_w(const gpu_type *g, int f_mhz)
     return g->tdp_w * freq_power_ratio(g, f_mhz);
 }
 
+int freq_clock_at_limit(const gpu_type *g, double limit_w)
+{
+    if (!g->freq.known)
+        return -1;
+    for (int i = 0; i < freq_nclocks(g); i++) {
+        int f = freq_clock(g, i);
+        if (freq_compute_w(g, f) <= limit_w)
+            return f;
+    }
+    return -1;
+}
+
 int freq_nclocks(const gpu_type *g)
 {
     const gpu_freq *f = &g->freq;

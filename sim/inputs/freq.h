@@ -48,6 +48,13 @@ double freq_power_ratio(const struct gpu_type *g, int f_mhz);
 int64_t freq_op_ns(const struct gpu_type *g, int64_t ns, int f_mhz);
 /* Compute power at f (tdp_w exactly at the maximum clock). */
 double freq_compute_w(const struct gpu_type *g, int f_mhz);
+/* The clock a power limit holds g at: the highest grid clock whose compute
+ * power (freq_compute_w) fits under limit_w; f_max when tdp_w does. The
+ * driver lowers clocks until the draw fits, and a workload drawing less than
+ * the limit is not slowed (topologies/derive/derive_powercap_check.py reads a
+ * limit the same way). -1 when g has no frequency model or even f_min draws
+ * more than the limit (below the model's clock range). */
+int freq_clock_at_limit(const struct gpu_type *g, double limit_w);
 /* Clocks of g's grid from f_max down to f_min: count, and the i-th. */
 int freq_nclocks(const struct gpu_type *g);
 int freq_clock(const struct gpu_type *g, int i);

@@ -9,6 +9,7 @@
 
 #include "sim/base/csv.h"
 #include "sim/base/grow.h"
+#include "sim/inputs/freq.h"
 #include "sim/inputs/plan.h"
 #include "sim/engine/simulator.h"
 #include "sim/inputs/topology.h"
@@ -50,8 +51,8 @@ static int *int_field(val_row *r, int i)
 }
 
 /* One row; numeric fields may be empty on skipped rows (then 0). */
-static int read_row(csv_reader *c, const int *sc, const int *ic, const int *dc, val_row *r,
-                    gt_err *e)
+static int read_row(csv_reader *c, const int *sc, const int *ic, const int *dc, int pl,
+                    val_row *r, gt_err *e)
 {
     memset(r, 0, sizeof *r);
     for (int i = 0; i < NSTR; i++) {
@@ -74,6 +75,8 @@ static int read_row(csv_reader *c, const int *sc, const int *ic, const int *dc, 
     for (int i = 0; i < NDBL; i++)
         if (csv_double(c, dc[i], 0, 1e12, !need || i == 1 || i == 2, 0, d[i], e))
             return -1;
+    if (pl >= 0 && csv_double(c, pl, 0, 1e5, 1, 0, &r->power_limit_w, e))
+        return -1;
     snprintf(r->source_key, sizeof r->source_key, "%.*s", (int)strcspn(r->id, "-"), r->id);
     if (need && (r->tp < 1 || r->pp < 1 || r->dp < 1 || r->vp < 1 || r->micro_batch < 1 ||
                  r->measured_s <= 0 || r->node_gpus < r->tp || r->tp > PLAN_MAX_TP))
@@ -108,6 +111,7 @@ int val_load(const char *path, val_row **rows, int *n, gt_err *e)
     for (int i = 0; i < NDBL; i++)
         if ((dc[i] = csv_col(&c, DBL_COLS[i], 1, e)) < 0)
             goto fail;
+    int pl = csv_col(&c, "power_limit_w", 0, NULL); /* optional */
     size_t cap = 0;
     int got;
     while ((got = csv_next(&c, e)) == 1) {
@@ -115,7 +119,7 @@ int val_load(const char *path, val_row **rows, int *n, gt_err *e)
             gt_fail(e, "%s: out of memory", path);
             goto fail;
         }
-        if (read_row(&c, sc, ic, dc, &(*rows)[*n], e))
+        if (read_row(&c, sc, ic, dc, pl, &(*rows)[*n], e))
             goto fail;
         ++*n;
     }
@@ -211,8 +215,30 @@ void val_options(const val_row *r, char *buf, size_t cap)
     char sync[48] = "after_backward";
     if (!strcmp(r->grad_sync, "overlap"))
         snprintf(sync, sizeof sync, "overlap:%.4gMiB", r->grad_bucket_mb);
-    snprintf(buf, cap, "%s %s acc:%d grad:%s%s", r->dp_shard, sync, row_accumulation(r),
-             r->grad_dtype, r->tp_comm_overlap ? " tp-overlap" : "");
+    char pl[24] = "";
+    if (r->power_limit_w > 0)
+        snprintf(pl, sizeof pl, " limit:%.4gW", r->power_limit_w);
+    snprintf(buf, cap, "%s %s acc:%d grad:%s%s%s", r->dp_shard, sync, row_accumulation(r),
+             r->grad_dtype, r->tp_comm_overlap ? " tp-overlap" : "", pl);
+}
+
+/* A run under a power limit: the driver holds the SM clock at f (the
+ * frequency model's power curve); the kernel model's GEMMs and attention
+ * kernels then run at peak x f / f_max, memory-bound kernels and links at
+ * their rates (the kernel model's reading of a clock, kern_total_s). */
+static int apply_power_limit(const val_row *r, gpu_type *g, gt_err *e)
+{
+    int f = freq_clock_at_limit(g, r->power_limit_w);
+    if (f < 0)
+        return gt_fail(e, "row %s: column 'power_limit_w': %g W is below what %s draws at its "
+                          "lowest modelled clock, or %s has no frequency model",
+                       r->id, r->power_limit_w, g->id, g->id);
+    double s = (double)f / g->freq.f_max_mhz;
+    g->peak_flops *= s;
+    g->peak_fp8 *= s;
+    g->peak_tf32 *= s;
+    g->peak_fp32 *= s;
+    return 0;
 }
 
 /* Megatron rank order: GPU of (pipeline p, physical stage s, TP rank x) is
@@ -297,6 +323,11 @@ int val_build(const val_row *r, const gpu_catalog *cat, double k_sat, int replic
         t->types[k].mem_bytes = 1e18; /* memory is not what is validated here */
         if (k_sat >= 0 && !strcmp(t->types[k].id, r->gpu))
             t->types[k].k_sat = k_sat;
+        if (r->power_limit_w > 0 && !strcmp(t->types[k].id, r->gpu) &&
+            apply_power_limit(r, &t->types[k], e)) {
+            topo_free(t);
+            return -1;
+        }
     }
     if (build_plan(r, D, m, p, e)) {
         topo_free(t);

@@ -37,6 +37,10 @@ typedef struct val_row {
     int micro_batch, global_batch, tp, pp, dp, vp, sequence_parallel;
     int tp_comm_overlap;     /* Megatron-Core --tp-comm-overlap (kernels.c) */
     double nic_gbps, grad_bucket_mb, value, measured_s;
+    /* GPU power limit of the run, W (optional column power_limit_w; 0 = none):
+     * the replay runs the GEMMs at the clock the limit holds the GPU at
+     * (freq_clock_at_limit), peaks x f / f_max */
+    double power_limit_w;
 } val_row;
 
 /* Read the whole file; *rows malloc'd. Errors name file:line and column. */

@@ -78,6 +78,7 @@ TRANSFER = {
     # Types added with the kernel model: no clock figure for them in the sources read.
     "h100_nvl": ("a100_sxm_80gb", 1980, SAME_DIE),
     "gh200": ("a100_sxm_80gb", 1980, SAME_DIE),
+    "h100_sxm_96gb": ("a100_sxm_80gb", 1980, SAME_DIE),
     "b200": ("a100_sxm_80gb", 1980, NO_CLOCK),
     "gb200": ("a100_sxm_80gb", 1980, NO_CLOCK),
     "gb300": ("a100_sxm_80gb", 1980, NO_CLOCK),

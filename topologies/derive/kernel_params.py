@@ -20,12 +20,40 @@ MAMF = ("measured large-GEMM efficiency: Bekman ml-engineering 'Maximum Achievab
 # role=fit only: the Megatron-LM / NeMo sources KOR, NAR, MEG20, NEMO2407, NEMOL (43 rows:
 # A100, V100, H100). llm-foundry (LLMF), Megatron-Core H100 (MH100) and Megatron-Bridge
 # (MB2511) rows are held out (docs/validation.md).
-FIT_K_SAT = {"volta": 256, "turing": 128, "ampere": 768, "ada": 128, "hopper": 2560,
-             "blackwell": 128, "cdna2": 128, "cdna3": 128}
+FITTED_K_SAT = {"volta": 256, "ampere": 768, "hopper": 2560}
+# An architecture without fitting rows takes the per-tile overhead *time* of the nearest
+# fitted architecture of its vendor: k_sat (K-steps per tile) scaled by the ratio of the
+# reference parts' per-SM GEMM rate (dense 16-bit peak / SMs x gemm_eff). Why time and not
+# K-steps: across the fitted architectures k_sat grew with the per-SM rate (volta -> ampere
+# x3.0 for a rate x2.0, ampere -> hopper x3.3 for x2.4), not stayed put. Reference parts:
+# (id, dense BF16 TFLOP/s, SMs, gemm_eff) as in KERNEL and the datasheet rows.
+K_SAT_REF = {"volta": ("v100_sxm2_32gb", 125.0, 80, 0.80),
+             "ampere": ("a100_sxm_80gb", 312.0, 108, 0.859),
+             "hopper": ("h100_sxm", 989.4, 132, 0.801),
+             "turing": ("t4", 65.0, 40, 0.70),
+             "ada": ("l40s", 362.05, 142, 0.80),
+             "blackwell": ("b200", 2250.0, 148, 0.776)}
+K_SAT_FROM = {"turing": "volta", "ada": "ampere", "blackwell": "hopper"}
+
+
+def _per_sm(arch):
+    _, tflops, sms, geff = K_SAT_REF[arch]
+    return tflops / sms * geff
+
+
+FIT_K_SAT = dict(FITTED_K_SAT)
+for _a, _f in K_SAT_FROM.items():
+    FIT_K_SAT[_a] = round(FITTED_K_SAT[_f] * _per_sm(_a) / _per_sm(_f))
+FIT_K_SAT.update({"cdna2": 128, "cdna3": 128})
 FIT_WHY = ("k_sat FITTED per architecture by geotrain validate --fit on the role=fit rows "
            "(Megatron-LM / NeMo sources KOR NAR MEG20 NEMO2407 NEMOL: volta 256; ampere 768; "
-           "hopper 2560; refitted with the fused-attention and fp8-GEMM measurements); architectures without fitting rows keep the prior 128 (two K-steps "
-           "of a 64-deep pipelined CUTLASS mainloop); see docs/validation.md")
+           "hopper 2560; refitted with the fused-attention and fp8-GEMM measurements); "
+           "architectures without fitting rows take the per-tile overhead time of the nearest "
+           "fitted architecture of their vendor (k_sat x per-SM GEMM rate ratio of the reference "
+           "parts: turing %d from volta, ada %d from ampere, blackwell %d from hopper); AMD "
+           "(no fitted architecture) keeps the prior 128 (two K-steps of a 64-deep pipelined "
+           "mainloop); see docs/validation.md"
+           % (FIT_K_SAT["turing"], FIT_K_SAT["ada"], FIT_K_SAT["blackwell"]))
 
 # Fused causal attention: fraction of the 16-bit dense peak at s = 8192, d = 128 (FLOPs
 # counted as the FlashAttention benchmarks count them: causal = half of 4 s^2 d per head
@@ -136,6 +164,10 @@ KERNEL = {
                "hbm", "xgmi", "AMD Instinct MI250X datasheet: 220 CUs (2 GCDs); no FP8"),
     "mi300x": ("cdna3", 304, 2614.9, 0.601, MAMF + ": MI300X 781.9 of 1300 = 60.1 %",
                "hbm", "xgmi", "AMD Instinct MI300X datasheet: 304 CUs; FP8 2614.9 dense"),
+    "h100_sxm_96gb": ("hopper", 132, 1978.9, 0.801, "ASSUMED equal to the H100 SXM (same GH100 "
+                      "SXM5 compute die; " + MAMF + ": 80.1 %)", "hbm", "nvlink",
+                      "SMs and FP8 as the H100 SXM datasheet (132 SMs; FP8 3958 sparse = "
+                      "1978.9 dense): the same SXM5 part with HBM2e"),
     "b200": ("blackwell", 148, 4500.0, 0.776, MAMF + " (Blackwell section): B200 SXM 1745.0 "
              "of 2250 = 77.6 %", "hbm", "nvlink", "NVIDIA HGX B200 datasheet (per GPU = HGX "
              "figure / 8): FP8 9 PF sparse = 4.5 PF dense; 148 SMs (Blackwell whitepaper)"),
@@ -169,6 +201,17 @@ EXTRA_GPUS = [
          source="NVIDIA GH200 Grace Hopper Superchip datasheet (96 GB HBM3; 4 TB/s; BF16 1979 "
                 "sparse = 989.4 dense; NVLink 900 GB/s); module power 450-1000 W configurable "
                 "incl. the Grace CPU: tdp_w ESTIMATE 700 W = the H100 SXM GPU share"),
+    dict(_COMMON, gpu_id="h100_sxm_96gb", model="H100 SXM 96GB HBM2e (Grand Teton)",
+         form_factor="SXM5", architecture="Hopper", release_year="2023", memory_gib="96",
+         memory_type="HBM2e", mem_bw_gbs="2400", bf16_tensor_dense_tflops="989.4",
+         fp16_tensor_dense_tflops="989.4", tf32_tensor_dense_tflops="494.7", fp32_tflops="67",
+         tdp_w="700", intra_node_link="NVLink 4 (8 GPUs fully connected)",
+         gpu_gpu_bw_gbs_bidir="900", pcie_gen="Gen5 x16", host_link_gbs_bidir="128",
+         source="pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md (Hardware: "
+                "H100 with 96GB HBM2e at 2.4 TB/s peak, 8 per host over NVLink, default 500 W "
+                "power limit, 700 W TDP; footnote: HBM2e-based SXM H100, peak between SXM and "
+                "NVL); BF16 / TF32 / FP32 peaks ASSUMED the H100 SXM datasheet's (same die: "
+                "the 500 W limit is a setting, replayed as a clock: validation power_limit_w)"),
     dict(_COMMON, gpu_id="b200", model="B200 180GB (HGX B200)", form_factor="SXM6",
          architecture="Blackwell", release_year="2024", memory_gib="180", memory_type="HBM3e",
          mem_bw_gbs="8000", bf16_tensor_dense_tflops="2250", fp16_tensor_dense_tflops="2250",
