@@ -1,6 +1,6 @@
 /* exact_space.c — the exact referee's search space (exact.h): classes of
  * interchangeable GPUs and count vectors (selections), placements generated
- * on demand modulo symmetry, the bounds of selections, placements and units,
+ * on demand modulo symmetry, the bounds of selections and placements,
  * the work cap and the refusal. */
 #include <math.h>
 #include <omp.h>
@@ -45,7 +45,6 @@ int exact_grow(void **p, long *cap, long need, size_t elem)
     return 0;
 }
 
-static int layer_times(exact_space *sp);
 
 /* --- groups of identical nodes and selections ------------------------------------- */
 
@@ -105,25 +104,19 @@ static int gpu_of_group(const exact_space *sp, int g)   /* a GPU of group g */
     return sp->pr->class_first[sp->gnode[sp->gfirst[g]]];
 }
 
-typedef struct lb_terms {
-    double idle, idle_c, idle_u;     /* sum of PUE x idle W (x carbon, x price per J) */
-    double marg, marg_c, marg_u;     /* least marginal J (gCO2e, USD) per FLOP */
-    double speed;                    /* summed FLOP/s */
-} lb_terms;
-
 /* The bounds' speed of GPU g: the most FLOPs per second the cost model
- * gives any stage on its type (layer_times), so they hold for profiles too. */
-static double gspeed(const exact_space *sp, int g)
+ * gives any stage on its type (exact_layer_times), so they hold for profiles too. */
+double exact_gspeed(const exact_space *sp, int g)
 {
     return sp->type_speed[sp->pr->t->gpus[g].type];
 }
 
-static void add_gpus(const exact_space *sp, int gpu, int k, lb_terms *t)
+void exact_add_gpus(const exact_space *sp, int gpu, int k, exact_terms *t)
 {
     const enc_problem *pr = sp->pr;
     const topo_site *site = &pr->t->sites[pr->t->gpus[gpu].site];
     const gpu_type *ty = topo_gpu_type(pr->t, gpu);
-    double idle = site->pue * ty->idle_w, marg = site->pue * (ty->tdp_w - ty->idle_w) / gspeed(sp, gpu);
+    double idle = site->pue * ty->idle_w, marg = site->pue * (ty->tdp_w - ty->idle_w) / exact_gspeed(sp, gpu);
     double c = site->carbon_g_per_kwh / 3.6e6, u = site->price_kwh / 3.6e6;
     t->idle += k * idle;
     t->idle_c += k * idle * c;
@@ -131,7 +124,7 @@ static void add_gpus(const exact_space *sp, int gpu, int k, lb_terms *t)
     t->marg = fmin(t->marg, marg);
     t->marg_c = fmin(t->marg_c, marg * c);
     t->marg_u = fmin(t->marg_u, marg * u);
-    t->speed += k * gspeed(sp, gpu);
+    t->speed += k * exact_gspeed(sp, gpu);
 }
 
 static int desc_cmp(const void *a, const void *b)
@@ -140,17 +133,19 @@ static int desc_cmp(const void *a, const void *b)
     return (x < y) - (x > y);
 }
 
-static double seq_flops(const job *j, int L)
+/* FLOPs of one sequence through the model (fwd + bwd), computed once: the
+ * walk's bounds read it at every visit. */
+static double seq_flops(const exact_space *sp)
 {
-    return cost_stage_fwd_flops(j, 1, 0, L - 1) + cost_stage_bwd_flops(j, 1, 0, L - 1);
+    return sp->seq_f;
 }
 
 /* The metrics bound from a time bound T (rows so far, see exact.h) for the
  * selection's GPUs: every placement, microbatch size, schedule, cut, split. */
-static obj_metrics bound_from(const exact_space *sp, const lb_terms *t, int S, double T)
+obj_metrics exact_bound_from(const exact_space *sp, const exact_terms *t, int S, double T)
 {
     const job *j = sp->pr->j;
-    double W = seq_flops(j, sp->pr->L) * j->batch;
+    double W = seq_flops(sp) * j->batch;
     T = fmax(T, W / t->speed);
     /* the estimator rounds every op to whole ns: allow half a ns per op */
     T = fmax(0, T - 1e-9 * (double)(j->batch * S + 16)) * (1 - 1e-9);
@@ -162,12 +157,12 @@ static obj_metrics bound_from(const exact_space *sp, const lb_terms *t, int S, d
     return m;
 }
 
-static void sel_terms(const exact_space *sp, const int *cnt, lb_terms *t)
+static void sel_terms(const exact_space *sp, const int *cnt, exact_terms *t)
 {
-    *t = (lb_terms){0, 0, 0, INFINITY, INFINITY, INFINITY, 0};
+    *t = (exact_terms){0, 0, 0, INFINITY, INFINITY, INFINITY, 0};
     for (int g = 0; g < sp->ngroup; g++)
         if (cnt[g])
-            add_gpus(sp, gpu_of_group(sp, g), cnt[g], t);
+            exact_add_gpus(sp, gpu_of_group(sp, g), cnt[g], t);
 }
 
 /* Each of the D rows has a fastest GPU, all distinct: the slowest of them is
@@ -180,9 +175,9 @@ static double sel_row_floor(const exact_space *sp, const int *cnt, int D)
         return 0;
     for (int g = 0; g < sp->ngroup; g++)
         for (int k = 0; k < cnt[g]; k++)
-            v[n++] = gspeed(sp, gpu_of_group(sp, g));
+            v[n++] = exact_gspeed(sp, gpu_of_group(sp, g));
     qsort(v, (size_t)n, sizeof *v, desc_cmp);
-    double f = D <= n ? sp->pr->bval[0] * seq_flops(sp->pr->j, sp->pr->L) / v[D - 1] : 0;
+    double f = D <= n ? sp->pr->bval[0] * seq_flops(sp) / v[D - 1] : 0;
     free(v);
     return f;
 }
@@ -197,12 +192,12 @@ static int add_selection(exact_space *sp, int S, int D, const int *cnt, long *ca
         exact_grow((void **)&sp->sel_cnt, capcnt, ncnt + sp->ngroup, sizeof(int)))
         return -1;
     memcpy(&sp->sel_cnt[ncnt], cnt, sizeof(int) * (size_t)sp->ngroup);
-    lb_terms t;
+    exact_terms t;
     sel_terms(sp, cnt, &t);
     /* stage 0's last backward ends after the rows and the FLOPs (exact_sync.c) */
-    double T = fmax(sel_row_floor(sp, cnt, D), seq_flops(sp->pr->j, sp->pr->L) * sp->pr->j->batch / t.speed);
+    double T = fmax(sel_row_floor(sp, cnt, D), seq_flops(sp) * sp->pr->j->batch / t.speed);
     T = fmax(T, exact_sel_sync_bound(sp, S, D, cnt, T));
-    sp->sel[sp->nsel++] = (xsel){S, D, ncnt, bound_from(sp, &t, S, T)};
+    sp->sel[sp->nsel++] = (xsel){S, D, ncnt, exact_bound_from(sp, &t, S, T)};
     return 0;
 }
 
@@ -251,9 +246,10 @@ bool exact_pruned(const xprune *x, const obj_metrics *m)
 typedef struct dfs {
     exact_space *sp;
     const xprune *x;
-    lb_terms t;
+    exact_terms t;
     int S, D;
     int *grp, *cell, *gpus, *grid, *left, *fresh, *room, *used; /* per cell; group; node class */
+    double *rx, *rv;       /* per cell: its row's transfers and fastest GPU so far */
     double trows;
     double next;           /* least key cut by the threshold (not covered) */
     double tsync;          /* the sync bound of the rows so far (exact_sync.c) */
@@ -269,26 +265,34 @@ static bool over_budget(exact_space *sp)
     return sp->deadline > 0 && (sp->visited & 1023) == 0 && now_s() > sp->deadline;
 }
 
-/* The bound of the row holding cell `last`, from its cells so far (their
- * GPUs: class -> next GPU): its transfers so far, and one microbatch's
- * compute on its fastest GPU, which is at most `vcap` once the row is full. */
-static double row_time(dfs *d, int last, double vcap)
+/* Cell `at` takes node class c's next free GPU (GPUs go to cells in index
+ * order per class, before room[c] is taken): its GPU, and its row's
+ * transfers and fastest GPU so far, kept per cell so that a visit costs
+ * O(1) (the same sums, in the same order, as over the whole row). */
+static void cell_take(dfs *d, int at, int c)
 {
-    const enc_problem *pr = d->sp->pr;
-    int S = d->S, first = last - last % S, *gpus = d->gpus;
-    double vmax = vcap, x = 0;
-    for (int k = 0; first + k <= last; k++) {
-        int c = d->cell[first + k];
-        int before = 0;
-        for (int i = 0; i < first + k; i++)
-            before += d->cell[i] == c;
-        gpus[k] = pr->class_first[c] + before;
-        vmax = fmax(vmax, gspeed(d->sp, gpus[k]));
-        if (k > 0)
-            x += 1e-9 * (double)(exact_xfer_ns(d->sp, 0, gpus[k - 1], gpus[k]) +
-                                 exact_xfer_ns(d->sp, 0, gpus[k], gpus[k - 1]));
+    const exact_space *sp = d->sp;
+    const enc_problem *pr = sp->pr;
+    int g = pr->class_first[c] + pr->class_size[c] - d->room[c], k = at % d->S;
+    d->grid[at] = g;
+    d->gpus[k] = g;
+    if (k == 0) {
+        d->rx[at] = 0;
+        d->rv[at] = exact_gspeed(sp, g);
+        return;
     }
-    return pr->bval[0] * seq_flops(pr->j, pr->L) / vmax + x;
+    int p = d->grid[at - 1];
+    d->rx[at] = d->rx[at - 1] + 1e-9 * (double)(exact_xfer_ns(sp, 0, p, g) +
+                                                 exact_xfer_ns(sp, 0, g, p));
+    d->rv[at] = fmax(d->rv[at - 1], exact_gspeed(sp, g));
+}
+
+/* The bound of the row holding cell `last`, from its cells so far: its
+ * transfers so far, and one microbatch's compute on its fastest GPU, which
+ * is at most `vcap` once the row is full. */
+static double row_time(const dfs *d, int last, double vcap)
+{
+    return d->sp->pr->bval[0] * seq_flops(d->sp) / fmax(vcap, d->rv[last]) + d->rx[last];
 }
 
 /* The least round trip (forward and backward transfer of the smallest
@@ -318,7 +322,7 @@ static double fastest_left(const dfs *d)
     double v = 0;
     for (int g = 0; g < d->sp->ngroup; g++)
         if (d->left[g])
-            v = fmax(v, gspeed(d->sp, gpu_of_group(d->sp, g)));
+            v = fmax(v, exact_gspeed(d->sp, gpu_of_group(d->sp, g)));
     return v;
 }
 
@@ -335,7 +339,7 @@ static bool dfs_cut(dfs *d, const obj_metrics *lb)
 }
 
 /* GPU ids of cells [0, n) (classes -> GPUs in index order per class). */
-static void cells_gpus(const exact_space *sp, const int *cell, int n, int *used, int *gpus)
+void exact_cells_gpus(const exact_space *sp, const int *cell, int n, int *used, int *gpus)
 {
     memset(used, 0, sizeof(int) * (size_t)sp->pr->nclass);
     for (int x = 0; x < n; x++)
@@ -347,17 +351,15 @@ static void cells_gpus(const exact_space *sp, const int *cell, int n, int *used,
 static double dfs_ready(const dfs *d)
 {
     const job *j = d->sp->pr->j;
-    return fmax(d->trows, seq_flops(j, d->sp->pr->L) * j->batch / d->t.speed);
+    return fmax(d->trows, seq_flops(d->sp) * j->batch / d->t.speed);
 }
 
 /* A full placement: its bound with the rows and the data-parallel sync
  * (exact_sync.c), stored unless that bound reaches the threshold. */
 static int dfs_store(dfs *d)
 {
-    int n = d->S * d->D;
-    cells_gpus(d->sp, d->cell, n, d->used, d->grid);
     double T = fmax(d->trows, exact_sync_bound(d->sp, d->S, d->D, d->grid, dfs_ready(d)));
-    obj_metrics lb = bound_from(d->sp, &d->t, d->S, T);
+    obj_metrics lb = exact_bound_from(d->sp, &d->t, d->S, T);
     if (dfs_cut(d, &lb))
         return 0;
     if (exact_key(d->x, &lb) < d->x->lo)
@@ -376,7 +378,6 @@ static double partial_sync(dfs *d, int rows)
 {
     if (rows >= d->D)
         return 0; /* the full placement's own bound (dfs_store) */
-    cells_gpus(d->sp, d->cell, rows * d->S, d->used, d->grid);
     return exact_partial_sync_bound(d->sp, d->S, d->D, rows, d->grid, d->cnt, d->left, d->room,
                                     dfs_ready(d));
 }
@@ -408,6 +409,7 @@ static int dfs_cell(dfs *d, int at, bool tight)
             int c = sp->gnode[sp->gfirst[g] + i];
             if (!d->room[c])
                 continue;
+            cell_take(d, at, c);
             d->left[g]--;
             d->room[c]--;
             d->grp[at] = g;
@@ -422,11 +424,15 @@ static int dfs_cell(dfs *d, int at, bool tight)
             double tr = row_time(d, at, full ? 0 : fastest_left(d));
             if (!full)
                 tr += next_hop(d, d->gpus[at % S]);
-            if (full) {
+            if (full)
                 d->trows = fmax(d->trows, tr);
+            obj_metrics lb = exact_bound_from(sp, &d->t, S, fmax(fmax(d->trows, tr), d->tsync));
+            /* the sync bound only raises lb: needed unless lb is cut already
+             * and its key cannot lower the least key cut (dfs_cut) */
+            if (full && !(exact_pruned(d->x, &lb) && !(exact_key(d->x, &lb) < d->next))) {
                 d->tsync = fmax(d->tsync, partial_sync(d, (at + 1) / S));
+                lb = exact_bound_from(sp, &d->t, S, fmax(d->trows, d->tsync));
             }
-            obj_metrics lb = bound_from(sp, &d->t, S, fmax(fmax(d->trows, tr), d->tsync));
             rc = dfs_cut(d, &lb);
             if (!rc)
                 rc = dfs_cell(d, at + 1, t2);
@@ -453,8 +459,14 @@ int exact_expand(exact_space *sp, int s, const xprune *x, int **out, long *n, lo
     dfs d = {.sp = sp, .x = x, .S = q->S, .D = q->D, .out = out, .n = n, .cap = cap};
     int N = pr->N, G = sp->ngroup, C = pr->nclass;
     int *buf = malloc(sizeof(int) * (size_t)(4 * N + 2 * G + 2 * C));
-    if (!buf)
+    double *rbuf = malloc(sizeof(double) * (size_t)(2 * N));
+    if (!buf || !rbuf) {
+        free(buf);
+        free(rbuf);
         return -1;
+    }
+    d.rx = rbuf;
+    d.rv = rbuf + N;
     d.grp = buf;
     d.cell = buf + N;
     d.gpus = buf + 2 * N;
@@ -473,6 +485,7 @@ int exact_expand(exact_space *sp, int s, const xprune *x, int **out, long *n, lo
     d.next = INFINITY;
     int rc = dfs_cell(&d, 0, false);
     *next = d.next;
+    free(rbuf);
     free(buf);
     return rc;
 }
@@ -502,7 +515,7 @@ void exact_placement_genome(const exact_space *sp, int place, int bi, int sched,
                             int sync, genome *g, int *used)
 {
     int S = sp->pS[place], D = sp->pD[place];
-    cells_gpus(sp, &sp->cls[sp->poff[place]], S * D, used, g->perm);
+    exact_cells_gpus(sp, &sp->cls[sp->poff[place]], S * D, used, g->perm);
     enc_set_grid(sp->pr, g, g->perm, S, D);
     g->bi = bi;
     g->sched = (sched_kind)sched;
@@ -524,6 +537,8 @@ int exact_enumerate(const enc_problem *pr, double limit_s, int threads, exact_sp
     if (!sp)
         return gt_fail(e, "out of memory");
     sp->pr = pr;
+    sp->seq_f = cost_stage_fwd_flops(pr->j, 1, 0, pr->L - 1) +
+                cost_stage_bwd_flops(pr->j, 1, 0, pr->L - 1);
     sp->threads = nth;
     sp->par = nth > 1 && pr->N >= 10;
     sp->limit_s = limit_s > 0 ? limit_s : EXACT_DEFAULT_LIMIT_S;
@@ -531,7 +546,7 @@ int exact_enumerate(const enc_problem *pr, double limit_s, int threads, exact_sp
         sp->deadline = now_s() + limit_s;
     else
         sp->max_visits = (long)(EXACT_REF_VISITS_PER_S * EXACT_DEFAULT_LIMIT_S);
-    int rc = make_groups(sp) || layer_times(sp) || exact_rows_init(sp) || exact_sync_init(sp)
+    int rc = make_groups(sp) || exact_layer_times(sp) || exact_rows_init(sp) || exact_sync_init(sp)
                  ? -1
                  : make_selections(sp);
     if (rc == -2) {
@@ -561,6 +576,7 @@ void exact_space_free(exact_space *s)
     free(s->layer_s);
     free(s->layer_cap);
     free(s->type_speed);
+    free(s->mb_flops);
     free(s->lat);
     free(s->rate);
     free(s->xns);
@@ -585,100 +601,4 @@ long exact_space_placements(const exact_space *s)
 long exact_space_opened(const exact_space *s)
 {
     return s->opened;
-}
-
-/* --- opening units ------------------------------------------------------------------ */
-
-/* Per microbatch size and GPU type, the least seconds per layer of any
- * stage (fwd + bwd of one microbatch over every layer range, per layer):
- * a stage of l layers takes at least l times that, whatever the cost model
- * (FLOPs, profiles) makes of ranges; and per type the most FLOPs per second
- * of any range, the speed every other bound uses. */
-static int layer_times(exact_space *sp)
-{
-    const enc_problem *pr = sp->pr;
-    sp->layer_s = malloc(sizeof *sp->layer_s * (size_t)(pr->nb * pr->ntypes));
-    sp->type_speed = calloc((size_t)pr->ntypes, sizeof *sp->type_speed);
-    if (!sp->layer_s || !sp->type_speed)
-        return -1;
-    for (int bi = 0; bi < pr->nb; bi++)
-        for (int ty = 0; ty < pr->ntypes; ty++) {
-            const gpu_type *g = &pr->t->types[ty];
-            double c = INFINITY;
-            for (int a = 0; a < pr->L; a++)
-                for (int e = a; e < pr->L; e++) {
-                    int64_t ns = t_add(cost_stage_fwd_ns(pr->j, g, 1, pr->bval[bi], a, e, 1.0),
-                                       cost_stage_bwd_ns(pr->j, g, 1, pr->bval[bi], a, e, 1.0));
-                    c = fmin(c, 1e-9 * (double)ns / (e - a + 1));
-                    double fl = cost_stage_fwd_flops(pr->j, pr->bval[bi], a, e) +
-                                cost_stage_bwd_flops(pr->j, pr->bval[bi], a, e);
-                    if (ns > 0)
-                        sp->type_speed[ty] = fmax(sp->type_speed[ty], fl / (1e-9 * (double)ns));
-                    else
-                        sp->type_speed[ty] = INFINITY; /* no time at all: no bound */
-                }
-            sp->layer_s[bi * pr->ntypes + ty] = c;
-        }
-    return 0;
-}
-
-/* The unit bound of an S x D grid of GPUs (row-major) at microbatch size
- * bi: the rows' round trips, last stages and bottleneck stages (layer
- * granularity and memory) sharing the microbatches (exact_rows.c), the
- * batch's FLOPs over the summed speed, and the data-parallel sync after
- * stage 0's last backward, which ends after all of those (exact_sync.c). */
-obj_metrics exact_grid_bound(const exact_space *sp, int S, int D, const int *gpus, int bi)
-{
-    const enc_problem *pr = sp->pr;
-    if (D > pr->mtot[bi] || !enc_shape_ok(pr, S, D, bi))
-        return (obj_metrics){INFINITY, INFINITY, INFINITY, INFINITY};
-    double *cl = malloc(sizeof *cl * (size_t)(S + 3 * D));
-    int *caps = malloc(sizeof *caps * (size_t)S);
-    if (!cl || !caps) {
-        free(cl);
-        free(caps);
-        return (obj_metrics){0, 0, 0, 0}; /* out of memory: zero still holds */
-    }
-    double *rt = cl + S, *last = rt + D, *bn = last + D;
-    bool fits = true; /* every row can hold the model (exact_rows.c) */
-    lb_terms t = {0, 0, 0, INFINITY, INFINITY, INFINITY, 0};
-    double f = pr->bval[bi] * seq_flops(pr->j, pr->L);
-    for (int r = 0; r < D; r++) {
-        double vmax = 0, x = 0;
-        for (int k = 0; k < S; k++) {
-            int g = gpus[r * S + k];
-            cl[k] = sp->layer_s[bi * pr->ntypes + pr->t->gpus[g].type];
-            caps[k] = sp->layer_cap[bi * pr->ntypes + pr->t->gpus[g].type];
-            add_gpus(sp, g, 1, &t);
-            vmax = fmax(vmax, gspeed(sp, g));
-            if (k > 0)
-                x += 1e-9 * (double)(exact_xfer_ns(sp, bi, gpus[r * S + k - 1], g) +
-                                     exact_xfer_ns(sp, bi, g, gpus[r * S + k - 1]));
-        }
-        rt[r] = f / vmax + x;
-        last[r] = cl[S - 1]; /* the last stage holds a layer at least */
-        bn[r] = exact_least_bottleneck(cl, caps, S, pr->L); /* every microbatch passes it */
-        fits &= !isinf(bn[r]);
-    }
-    double T = fits ? exact_rows_fill(rt, last, bn, D, pr->mtot[bi]) : INFINITY;
-    free(cl);
-    free(caps);
-    if (!fits) /* no split of some row fits in memory: no plan */
-        return (obj_metrics){INFINITY, INFINITY, INFINITY, INFINITY};
-    T = fmax(T, seq_flops(pr->j, pr->L) * pr->j->batch / t.speed);
-    T = fmax(T, exact_sync_bound(sp, S, D, gpus, T));
-    return bound_from(sp, &t, S, T);
-}
-
-obj_metrics exact_unit_bound(const exact_space *sp, int p, int bi)
-{
-    const enc_problem *pr = sp->pr;
-    int S = sp->pS[p], D = sp->pD[p];
-    int *buf = malloc(sizeof *buf * (size_t)(S * D + pr->nclass));
-    if (!buf)
-        return sp->plb[p]; /* out of memory: the weaker bound still holds */
-    cells_gpus(sp, &sp->cls[sp->poff[p]], S * D, buf + S * D, buf);
-    obj_metrics lb = exact_grid_bound(sp, S, D, buf, bi);
-    free(buf);
-    return lb;
 }
