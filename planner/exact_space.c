@@ -250,6 +250,9 @@ typedef struct dfs {
     int S, D;
     int *grp, *cell, *gpus, *grid, *left, *fresh, *room, *used; /* per cell; group; node class */
     double *rx, *rv;       /* per cell: its row's transfers and fastest GPU so far */
+    double *vsite;         /* per site: the fastest GPU left there, then the least
+                            * enter_n (partial_row) */
+    int *ksite;            /* per site: nodes the last row still enters */
     double trows;
     double next;           /* least key cut by the threshold (not covered) */
     double tsync;          /* the sync bound of the rows so far (exact_sync.c) */
@@ -295,35 +298,101 @@ static double row_time(const dfs *d, int last, double vcap)
     return d->sp->pr->bval[0] * seq_flops(d->sp) / fmax(vcap, d->rv[last]) + d->rx[last];
 }
 
-/* The least round trip (forward and backward transfer of the smallest
- * microbatch) between GPU `last` and the GPU the row's next cell may take: a
- * partial row's next cell exists and follows `last`, and takes a node with
- * room whose group has GPUs left, and of that node its next free GPU (GPUs
- * go to cells in index order per node). On multi-site pools this charges a
- * row leaving a site one cell before the row is full. */
-static double next_hop(const dfs *d, int last)
+/* The last row of a placement takes every GPU left, so (with cells to
+ * come) it still enters every node that must give it some: per group with
+ * GPUs left, at least ceil(left / the most room of its nodes) nodes, one of
+ * which may be last's own. Each node entered has an edge into it from
+ * outside (distinct edges: distinct heads), at least its enter_n; in each
+ * other site holding some, one of them comes from another site, at least
+ * its enter_s. The sum of those edges (a lower bound of the row's
+ * transfers still to come). */
+static double last_row_entries(const dfs *d, int last)
 {
     const exact_space *sp = d->sp;
     const enc_problem *pr = sp->pr;
-    int64_t best = INT64_MAX;
+    const topology *t = pr->t;
+    int ns = t->nsites, own = -1;
+    double *least = d->vsite + ns, sum = 0; /* per site: the least enter_n of its nodes */
+    int *k = d->ksite;
+    for (int x = 0; x < ns; x++) {
+        least[x] = INFINITY;
+        k[x] = 0;
+    }
+    for (int c = 0; c < pr->nclass; c++)
+        if (pr->class_first[c] <= last && last < pr->class_first[c] + pr->class_size[c])
+            own = c;
+    for (int g = 0; g < sp->ngroup; g++) {
+        if (!d->left[g])
+            continue;
+        int most = 0, site = t->gpus[gpu_of_group(sp, g)].site;
+        bool mine = false;
+        for (int i = 0; i < sp->gcount[g]; i++) {
+            int c = sp->gnode[sp->gfirst[g] + i];
+            most = d->room[c] > most ? d->room[c] : most;
+            mine |= c == own && d->room[c] > 0;
+            least[site] = fmin(least[site], sp->enter_n[c]);
+        }
+        if (most == 0)
+            return INFINITY; /* GPUs left and no room: no completion */
+        k[site] += (d->left[g] + most - 1) / most - (mine ? 1 : 0);
+    }
+    int cur = t->gpus[last].site;
+    for (int x = 0; x < ns; x++) {
+        if (k[x] <= 0)
+            continue;
+        if (x == cur)
+            sum += k[x] * least[x];
+        else
+            sum += sp->enter_s[x] + (k[x] - 1) * least[x];
+    }
+    return sum;
+}
+
+/* The bound of a partial row ending at cell `at` on GPU `last`, one cell
+ * ahead: the next cell exists and takes a node with room whose group has
+ * GPUs left, and of that node its next free GPU b (GPUs go to cells in
+ * index order per node), so the row pays the round trip (smallest
+ * microbatch) from last to b and, when b is its last cell, computes on the
+ * fastest of its GPUs and b. With more cells to come, its fastest GPU is
+ * also at most the fastest left in b's site, or one left in another site;
+ * in that case a later edge leaves b's site and takes at least the least
+ * round trip out of it (leave_s). The least over the next cells (INFINITY
+ * when none can follow: no completion). */
+static double partial_row(const dfs *d, int at, int last)
+{
+    const exact_space *sp = d->sp;
+    const enc_problem *pr = sp->pr;
+    const topology *t = pr->t;
+    bool more = (at + 2) % d->S != 0; /* cells to come after the next one */
+    double vall = 0, W = pr->bval[0] * seq_flops(sp), best = INFINITY;
+    if (more || at / d->S == d->D - 1) {
+        for (int x = 0; x < t->nsites; x++)
+            d->vsite[x] = 0;
+        for (int g = 0; g < sp->ngroup; g++)
+            if (d->left[g]) {
+                int x = gpu_of_group(sp, g);
+                double v = exact_gspeed(sp, x);
+                d->vsite[t->gpus[x].site] = fmax(d->vsite[t->gpus[x].site], v);
+                vall = fmax(vall, v);
+            }
+    }
     for (int c = 0; c < pr->nclass; c++) {
         if (!d->room[c] || !d->left[sp->group_of[c]])
             continue;
         int b = pr->class_first[c] + pr->class_size[c] - d->room[c];
-        int64_t x = exact_xfer_ns(sp, 0, last, b) + exact_xfer_ns(sp, 0, b, last);
-        best = x < best ? x : best;
+        double hop = 1e-9 * (double)(exact_xfer_ns(sp, 0, last, b) + exact_xfer_ns(sp, 0, b, last));
+        double v = fmax(d->rv[at], exact_gspeed(sp, b)), tt = W / v;
+        if (more) {
+            double vs = fmax(v, d->vsite[t->gpus[b].site]);
+            tt = W / vs;
+            if (vall > vs)
+                tt = fmin(tt, W / vall + sp->leave_s[t->gpus[b].site]);
+        }
+        best = fmin(best, hop + tt);
     }
-    return best == INT64_MAX ? 0 : 1e-9 * (double)best;
-}
-
-/* The fastest GPU speed the selection has left to place. */
-static double fastest_left(const dfs *d)
-{
-    double v = 0;
-    for (int g = 0; g < d->sp->ngroup; g++)
-        if (d->left[g])
-            v = fmax(v, exact_gspeed(d->sp, gpu_of_group(d->sp, g)));
-    return v;
+    if (at / d->S == d->D - 1) /* the last row: its GPUs are known */
+        best = fmax(best, W / fmax(d->rv[at], vall) + last_row_entries(d, last));
+    return d->rx[at] + best;
 }
 
 /* Whether the pruning cuts a branch of bound lb; a cut by the threshold
@@ -421,9 +490,7 @@ static int dfs_cell(dfs *d, int at, bool tight)
             /* a full row's bound holds for the placement, a partial one's
              * for its completions */
             bool full = (at + 1) % S == 0;
-            double tr = row_time(d, at, full ? 0 : fastest_left(d));
-            if (!full)
-                tr += next_hop(d, d->gpus[at % S]);
+            double tr = full ? row_time(d, at, 0) : partial_row(d, at, d->gpus[at % S]);
             if (full)
                 d->trows = fmax(d->trows, tr);
             obj_metrics lb = exact_bound_from(sp, &d->t, S, fmax(fmax(d->trows, tr), d->tsync));
@@ -459,14 +526,18 @@ int exact_expand(exact_space *sp, int s, const xprune *x, int **out, long *n, lo
     dfs d = {.sp = sp, .x = x, .S = q->S, .D = q->D, .out = out, .n = n, .cap = cap};
     int N = pr->N, G = sp->ngroup, C = pr->nclass;
     int *buf = malloc(sizeof(int) * (size_t)(4 * N + 2 * G + 2 * C));
-    double *rbuf = malloc(sizeof(double) * (size_t)(2 * N));
-    if (!buf || !rbuf) {
+    double *rbuf = malloc(sizeof(double) * (size_t)(2 * N + 2 * pr->t->nsites));
+    int *kbuf = malloc(sizeof(int) * (size_t)pr->t->nsites);
+    if (!buf || !rbuf || !kbuf) {
         free(buf);
         free(rbuf);
+        free(kbuf);
         return -1;
     }
+    d.ksite = kbuf;
     d.rx = rbuf;
     d.rv = rbuf + N;
+    d.vsite = rbuf + 2 * N;
     d.grp = buf;
     d.cell = buf + N;
     d.gpus = buf + 2 * N;
@@ -486,6 +557,7 @@ int exact_expand(exact_space *sp, int s, const xprune *x, int **out, long *n, lo
     int rc = dfs_cell(&d, 0, false);
     *next = d.next;
     free(rbuf);
+    free(kbuf);
     free(buf);
     return rc;
 }
@@ -580,6 +652,7 @@ void exact_space_free(exact_space *s)
     free(s->lat);
     free(s->rate);
     free(s->xns);
+    free(s->leave_s);
     free(s->pS);
     free(s->pD);
     free(s->poff);

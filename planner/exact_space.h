@@ -69,6 +69,9 @@ struct exact_space {
      * enc_xfer_ns prices (xns[bi*N*N + a*N + b]); NULL above EXACT_TABLE_GPUS */
     double *lat, *rate;
     int64_t *xns;
+    /* least round trips (smallest microbatch) out of and into each site
+     * and into each node class (one allocation, leave_s) */
+    double *leave_s, *enter_s, *enter_n;
     double grad_total, grad_first;  /* gradient bytes: the model, layer 0 (exact_sync.c) */
     xpoint *pts;
     long npts, cappts;

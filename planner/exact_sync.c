@@ -61,6 +61,29 @@ int exact_sync_init(exact_space *sp)
     for (int x = 0; x < L; x++) /* per layer, as the sync groups add them up */
         sp->grad_total += dp_grad_bytes(j, x, x, 1);
     sp->grad_first = dp_grad_bytes(j, 0, 0, 1);
+    /* per site the least round trip (smallest microbatch) out of it and
+     * into it, per node class into it (partial rows, exact_space.c) */
+    int ns = pr->t->nsites;
+    sp->leave_s = malloc(sizeof *sp->leave_s * (size_t)(2 * ns + pr->nclass));
+    if (!sp->leave_s)
+        return -1;
+    sp->enter_s = sp->leave_s + ns;
+    sp->enter_n = sp->enter_s + ns;
+    for (int x = 0; x < 2 * ns + pr->nclass; x++)
+        sp->leave_s[x] = INFINITY; /* a lone site (node): never left nor entered */
+    for (int c = 0; c < pr->nclass; c++)
+        for (int b = pr->class_first[c]; b < pr->class_first[c] + pr->class_size[c]; b++)
+            for (int a = 0; a < N; a++) {
+                if (pr->t->gpus[a].node == pr->t->gpus[b].node)
+                    continue;
+                double x = 1e-9 * (double)(enc_xfer_ns(pr, 0, a, b) + enc_xfer_ns(pr, 0, b, a));
+                int sa = pr->t->gpus[a].site, sb = pr->t->gpus[b].site;
+                sp->enter_n[c] = fmin(sp->enter_n[c], x);
+                if (sa != sb) {
+                    sp->leave_s[sa] = fmin(sp->leave_s[sa], x);
+                    sp->enter_s[sb] = fmin(sp->enter_s[sb], x);
+                }
+            }
     if (N > EXACT_TABLE_GPUS)
         return 0;
     long nn = (long)N * N;
