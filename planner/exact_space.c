@@ -146,9 +146,9 @@ obj_metrics exact_bound_from(const exact_space *sp, const exact_terms *t, int S,
 {
     const job *j = sp->pr->j;
     double W = seq_flops(sp) * j->batch;
-    T = fmax(T, W / t->speed);
+    T = exact_max(T, W / t->speed);
     /* the estimator rounds every op to whole ns: allow half a ns per op */
-    T = fmax(0, T - 1e-9 * (double)(j->batch * S + 16)) * (1 - 1e-9);
+    T = exact_max(0, T - 1e-9 * (double)(j->batch * S + 16)) * (1 - 1e-9);
     obj_metrics m = {T, T * t->idle + W * t->marg, T * t->idle_c + W * t->marg_c,
                      T * t->idle_u + W * t->marg_u};
     m.energy_j *= 1 - 1e-9;
@@ -287,7 +287,7 @@ static void cell_take(dfs *d, int at, int c)
     int p = d->grid[at - 1];
     d->rx[at] = d->rx[at - 1] + 1e-9 * (double)(exact_xfer_ns(sp, 0, p, g) +
                                                  exact_xfer_ns(sp, 0, g, p));
-    d->rv[at] = fmax(d->rv[at - 1], exact_gspeed(sp, g));
+    d->rv[at] = exact_max(d->rv[at - 1], exact_gspeed(sp, g));
 }
 
 /* The bound of the row holding cell `last`, from its cells so far: its
@@ -295,7 +295,7 @@ static void cell_take(dfs *d, int at, int c)
  * is at most `vcap` once the row is full. */
 static double row_time(const dfs *d, int last, double vcap)
 {
-    return d->sp->pr->bval[0] * seq_flops(d->sp) / fmax(vcap, d->rv[last]) + d->rx[last];
+    return d->sp->pr->bval[0] * seq_flops(d->sp) / exact_max(vcap, d->rv[last]) + d->rx[last];
 }
 
 /* The last row of a placement takes every GPU left, so (with cells to
@@ -330,7 +330,7 @@ static double last_row_entries(const dfs *d, int last)
             int c = sp->gnode[sp->gfirst[g] + i];
             most = d->room[c] > most ? d->room[c] : most;
             mine |= c == own && d->room[c] > 0;
-            least[site] = fmin(least[site], sp->enter_n[c]);
+            least[site] = exact_min(least[site], sp->enter_n[c]);
         }
         if (most == 0)
             return INFINITY; /* GPUs left and no room: no completion */
@@ -372,8 +372,8 @@ static double partial_row(const dfs *d, int at, int last)
             if (d->left[g]) {
                 int x = gpu_of_group(sp, g);
                 double v = exact_gspeed(sp, x);
-                d->vsite[t->gpus[x].site] = fmax(d->vsite[t->gpus[x].site], v);
-                vall = fmax(vall, v);
+                d->vsite[t->gpus[x].site] = exact_max(d->vsite[t->gpus[x].site], v);
+                vall = exact_max(vall, v);
             }
     }
     for (int c = 0; c < pr->nclass; c++) {
@@ -381,17 +381,17 @@ static double partial_row(const dfs *d, int at, int last)
             continue;
         int b = pr->class_first[c] + pr->class_size[c] - d->room[c];
         double hop = 1e-9 * (double)(exact_xfer_ns(sp, 0, last, b) + exact_xfer_ns(sp, 0, b, last));
-        double v = fmax(d->rv[at], exact_gspeed(sp, b)), tt = W / v;
+        double v = exact_max(d->rv[at], exact_gspeed(sp, b)), tt = W / v;
         if (more) {
-            double vs = fmax(v, d->vsite[t->gpus[b].site]);
+            double vs = exact_max(v, d->vsite[t->gpus[b].site]);
             tt = W / vs;
             if (vall > vs)
-                tt = fmin(tt, W / vall + sp->leave_s[t->gpus[b].site]);
+                tt = exact_min(tt, W / vall + sp->leave_s[t->gpus[b].site]);
         }
-        best = fmin(best, hop + tt);
+        best = exact_min(best, hop + tt);
     }
     if (at / d->S == d->D - 1) /* the last row: its GPUs are known */
-        best = fmax(best, W / fmax(d->rv[at], vall) + last_row_entries(d, last));
+        best = exact_max(best, W / exact_max(d->rv[at], vall) + last_row_entries(d, last));
     return d->rx[at] + best;
 }
 
@@ -420,7 +420,7 @@ void exact_cells_gpus(const exact_space *sp, const int *cell, int n, int *used, 
 static double dfs_ready(const dfs *d)
 {
     const job *j = d->sp->pr->j;
-    return fmax(d->trows, seq_flops(d->sp) * j->batch / d->t.speed);
+    return exact_max(d->trows, seq_flops(d->sp) * j->batch / d->t.speed);
 }
 
 /* A full placement: its bound with the rows and the data-parallel sync
@@ -492,13 +492,13 @@ static int dfs_cell(dfs *d, int at, bool tight)
             bool full = (at + 1) % S == 0;
             double tr = full ? row_time(d, at, 0) : partial_row(d, at, d->gpus[at % S]);
             if (full)
-                d->trows = fmax(d->trows, tr);
-            obj_metrics lb = exact_bound_from(sp, &d->t, S, fmax(fmax(d->trows, tr), d->tsync));
+                d->trows = exact_max(d->trows, tr);
+            obj_metrics lb = exact_bound_from(sp, &d->t, S, exact_max(exact_max(d->trows, tr), d->tsync));
             /* the sync bound only raises lb: needed unless lb is cut already
              * and its key cannot lower the least key cut (dfs_cut) */
             if (full && !(exact_pruned(d->x, &lb) && !(exact_key(d->x, &lb) < d->next))) {
-                d->tsync = fmax(d->tsync, partial_sync(d, (at + 1) / S));
-                lb = exact_bound_from(sp, &d->t, S, fmax(d->trows, d->tsync));
+                d->tsync = exact_max(d->tsync, partial_sync(d, (at + 1) / S));
+                lb = exact_bound_from(sp, &d->t, S, exact_max(d->trows, d->tsync));
             }
             rc = dfs_cut(d, &lb);
             if (!rc)
@@ -653,6 +653,8 @@ void exact_space_free(exact_space *s)
     free(s->rate);
     free(s->xns);
     free(s->leave_s);
+    free(s->glat);
+    free(s->grate);
     free(s->pS);
     free(s->pD);
     free(s->poff);

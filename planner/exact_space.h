@@ -72,6 +72,7 @@ struct exact_space {
     /* least round trips (smallest microbatch) out of and into each site
      * and into each node class (one allocation, leave_s) */
     double *leave_s, *enter_s, *enter_n;
+    double *glat, *grate;   /* [level][g][h]: the sync bound's pairs of groups (exact_sync.c) */
     double grad_total, grad_first;  /* gradient bytes: the model, layer 0 (exact_sync.c) */
     xpoint *pts;
     long npts, cappts;
@@ -100,6 +101,17 @@ void exact_cells_gpus(const exact_space *sp, const int *cell, int n, int *used, 
 /* Per microbatch size and type the least seconds per layer, per type the
  * most FLOP/s, per size the FLOPs of a microbatch (exact_unit.c). */
 int exact_layer_times(exact_space *sp);
+
+/* fmin and fmax for the walk's hot loops, inlined: the same value for
+ * numbers that are never NaN (times, rates, speeds, INFINITY). */
+static inline double exact_min(double a, double b)
+{
+    return b < a ? b : a;
+}
+static inline double exact_max(double a, double b)
+{
+    return b > a ? b : a;
+}
 
 /* Grow *p (capacity *cap elements of elem bytes) to hold need; -1 when out
  * of memory. */

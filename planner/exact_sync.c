@@ -44,6 +44,8 @@
 
 #define EXACT_TABLE_GPUS 512   /* larger pools are refused long before (count vectors) */
 
+static int gpair_init(exact_space *sp);
+
 int64_t exact_xfer_ns(const exact_space *sp, int bi, int a, int b)
 {
     int N = sp->pr->N;
@@ -103,7 +105,7 @@ int exact_sync_init(exact_space *sp)
             for (int bi = 0; bi < pr->nb; bi++)
                 sp->xns[((long)bi * N + a) * N + b] = a == b ? 0 : enc_xfer_ns(pr, bi, a, b);
         }
-    return 0;
+    return gpair_init(sp);
 }
 
 /* One group of B bytes over D members whose pairs have latency >= lat and
@@ -181,8 +183,8 @@ static void cross_rows(const exact_space *sp, int S, int n, const int *gpus, int
                 (level == 2 && a->site == b->site))
                 continue;
             long k = (long)gpus[x] * N + gpus[y];
-            *lat = fmin(*lat, sp->lat[k]);
-            *rate = fmax(*rate, sp->rate[k]);
+            *lat = exact_min(*lat, sp->lat[k]);
+            *rate = exact_max(*rate, sp->rate[k]);
         }
 }
 
@@ -211,40 +213,68 @@ static int group_gpu(const exact_space *sp, int g, int i, int k)
 /* Least latency and highest rate over the pairs at `level` (0 any, 1
  * other nodes, 2 other sites) between a GPU the placement holds in the end
  * (all[g] per group) and one still to be placed (fut[g]): pairs of groups
- * (other nodes), two nodes of one group, or two GPUs of one node. */
+ * (other nodes), two nodes of one group, or two GPUs of one node; per pair
+ * of groups from the table gpair_init made. */
 static void group_pairs(const exact_space *sp, const int *all, const int *fut, int level,
                         double *lat, double *rate)
+{
+    int G = sp->ngroup;
+    const double *gl = sp->glat + (long)level * G * G, *gr = sp->grate + (long)level * G * G;
+    for (int g = 0; g < G; g++) {
+        if (!all[g])
+            continue;
+        for (int h = 0; h < G; h++) {
+            if (!fut[h] || (g == h && all[g] < 2))
+                continue;
+            *lat = exact_min(*lat, gl[g * G + h]);
+            *rate = exact_max(*rate, gr[g * G + h]);
+        }
+    }
+}
+
+/* Per level and pair of groups (g, h), the least latency and highest rate
+ * (both directions) of the pairs group_pairs considers: a GPU of each
+ * group's first node when g != h; when g == h two nodes of the group, or
+ * two GPUs of one node (identical nodes: one pair stands for them all). */
+static int gpair_init(exact_space *sp)
 {
     const enc_problem *pr = sp->pr;
     const topology *t = pr->t;
     int G = sp->ngroup, N = pr->N;
-    for (int g = 0; g < G; g++)
-        for (int h = 0; h < G; h++) {
-            if (!all[g] || !fut[h] || (g == h && all[g] < 2))
-                continue;
-            int a = group_gpu(sp, g, 0, 0), pairs[2][2] = {{-1, -1}, {-1, -1}};
-            if (g != h) {
-                pairs[0][0] = a;
-                pairs[0][1] = group_gpu(sp, h, 0, 0);
-            } else {
-                if (sp->gcount[g] > 1) {
+    sp->glat = malloc(sizeof *sp->glat * (size_t)(3 * G * G));
+    sp->grate = malloc(sizeof *sp->grate * (size_t)(3 * G * G));
+    if (!sp->glat || !sp->grate)
+        return -1;
+    for (int level = 0; level < 3; level++)
+        for (int g = 0; g < G; g++)
+            for (int h = 0; h < G; h++) {
+                double lat = INFINITY, rate = 0;
+                int a = group_gpu(sp, g, 0, 0), pairs[2][2] = {{-1, -1}, {-1, -1}};
+                if (g != h) {
                     pairs[0][0] = a;
-                    pairs[0][1] = group_gpu(sp, g, 1, 0);
+                    pairs[0][1] = group_gpu(sp, h, 0, 0);
+                } else {
+                    if (sp->gcount[g] > 1) {
+                        pairs[0][0] = a;
+                        pairs[0][1] = group_gpu(sp, g, 1, 0);
+                    }
+                    if (pr->class_size[sp->gnode[sp->gfirst[g]]] > 1) {
+                        pairs[1][0] = a;
+                        pairs[1][1] = group_gpu(sp, g, 0, 1);
+                    }
                 }
-                if (pr->class_size[sp->gnode[sp->gfirst[g]]] > 1) {
-                    pairs[1][0] = a;
-                    pairs[1][1] = group_gpu(sp, g, 0, 1);
+                for (int q = 0; q < 2; q++) {
+                    int x = pairs[q][0], y = pairs[q][1];
+                    if (x < 0 || (level >= 1 && t->gpus[x].node == t->gpus[y].node) ||
+                        (level == 2 && t->gpus[x].site == t->gpus[y].site))
+                        continue;
+                    lat = fmin(lat, fmin(sp->lat[(long)x * N + y], sp->lat[(long)y * N + x]));
+                    rate = fmax(rate, fmax(sp->rate[(long)x * N + y], sp->rate[(long)y * N + x]));
                 }
+                sp->glat[(long)level * G * G + g * G + h] = lat;
+                sp->grate[(long)level * G * G + g * G + h] = rate;
             }
-            for (int q = 0; q < 2; q++) {
-                int x = pairs[q][0], y = pairs[q][1];
-                if (x < 0 || (level >= 1 && t->gpus[x].node == t->gpus[y].node) ||
-                    (level == 2 && t->gpus[x].site == t->gpus[y].site))
-                    continue;
-                *lat = fmin(*lat, fmin(sp->lat[(long)x * N + y], sp->lat[(long)y * N + x]));
-                *rate = fmax(*rate, fmax(sp->rate[(long)x * N + y], sp->rate[(long)y * N + x]));
-            }
-        }
+    return 0;
 }
 
 double exact_sel_sync_bound(const exact_space *sp, int S, int D, const int *cnt, double ready)
