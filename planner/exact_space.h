@@ -166,6 +166,9 @@ double exact_partial_sync_bound(const exact_space *sp, int S, int D, int rows, c
 /* The bound of placement p with microbatch size bi: the placement bound
  * with that size's round trip and transfers (INFINITY: shape not allowed). */
 obj_metrics exact_unit_bound(const exact_space *sp, int p, int bi);
+/* The same, or once the rows' round trips and the batch's FLOPs alone are
+ * cut by `cut` (NULL: never), that weaker bound (then cut too). */
+obj_metrics exact_unit_bound_cut(const exact_space *sp, int p, int bi, const xprune *cut);
 /* The same for any S x D grid of GPUs (row-major ids). */
 obj_metrics exact_grid_bound(const exact_space *sp, int S, int D, const int *gpus, int bi);
 /* The bound of a pipeline by layer granularity and memory (exact_rows.c). */

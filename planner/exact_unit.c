@@ -52,7 +52,15 @@ int exact_layer_times(exact_space *sp)
  * granularity and memory) sharing the microbatches (exact_rows.c), the
  * batch's FLOPs over the summed speed, and the data-parallel sync after
  * stage 0's last backward, which ends after all of those (exact_sync.c). */
-obj_metrics exact_grid_bound(const exact_space *sp, int S, int D, const int *gpus, int bi)
+/* The unit bound of an S x D grid of GPUs (row-major) at microbatch size
+ * bi: the rows' round trips, last stages and bottleneck stages (layer
+ * granularity and memory) sharing the microbatches (exact_rows.c), their
+ * fill (exact_fill.c), the batch's FLOPs over the summed speed, and the
+ * data-parallel sync after stage 0's last backward, which ends after all of
+ * those (exact_sync.c). With `cut`: once the round trips and the FLOPs
+ * alone are cut by it, that weaker bound (still cut), sparing the rest. */
+static obj_metrics grid_bound(const exact_space *sp, int S, int D, const int *gpus, int bi,
+                              const xprune *cut)
 {
     const enc_problem *pr = sp->pr;
     if (D > pr->mtot[bi] || !enc_shape_ok(pr, S, D, bi))
@@ -64,16 +72,13 @@ obj_metrics exact_grid_bound(const exact_space *sp, int S, int D, const int *gpu
         free(caps);
         return (obj_metrics){0, 0, 0, 0}; /* out of memory: zero still holds */
     }
-    double *rt = cl + S, *last = rt + D, *bn = last + D;
-    bool fits = true; /* every row can hold the model (exact_rows.c) */
+    double *rt = cl + S, *last = rt + D, *bn = last + D, trip = 0;
     exact_terms t = {0, 0, 0, INFINITY, INFINITY, INFINITY, 0};
     double f = pr->bval[bi] * sp->seq_f;
     for (int r = 0; r < D; r++) {
         double vmax = 0, x = 0;
         for (int k = 0; k < S; k++) {
             int g = gpus[r * S + k];
-            cl[k] = sp->layer_s[bi * pr->ntypes + pr->t->gpus[g].type];
-            caps[k] = sp->layer_cap[bi * pr->ntypes + pr->t->gpus[g].type];
             exact_add_gpus(sp, g, 1, &t);
             vmax = fmax(vmax, exact_gspeed(sp, g));
             if (k > 0)
@@ -81,6 +86,21 @@ obj_metrics exact_grid_bound(const exact_space *sp, int S, int D, const int *gpu
                                      exact_xfer_ns(sp, bi, g, gpus[r * S + k - 1]));
         }
         rt[r] = f / vmax + x;
+        trip = fmax(trip, rt[r]);
+    }
+    obj_metrics lb0 = exact_bound_from(sp, &t, S, trip);
+    if (cut && exact_pruned(cut, &lb0)) {
+        free(cl);
+        free(caps);
+        return lb0;
+    }
+    bool fits = true; /* every row can hold the model (exact_rows.c) */
+    for (int r = 0; r < D; r++) {
+        for (int k = 0; k < S; k++) {
+            int ty = pr->t->gpus[gpus[r * S + k]].type;
+            cl[k] = sp->layer_s[bi * pr->ntypes + ty];
+            caps[k] = sp->layer_cap[bi * pr->ntypes + ty];
+        }
         last[r] = cl[S - 1]; /* the last stage holds a layer at least */
         bn[r] = exact_least_bottleneck(cl, caps, S, pr->L); /* every microbatch passes it */
         fits &= !isinf(bn[r]);
@@ -100,7 +120,12 @@ obj_metrics exact_grid_bound(const exact_space *sp, int S, int D, const int *gpu
     return exact_bound_from(sp, &t, S, T);
 }
 
-obj_metrics exact_unit_bound(const exact_space *sp, int p, int bi)
+obj_metrics exact_grid_bound(const exact_space *sp, int S, int D, const int *gpus, int bi)
+{
+    return grid_bound(sp, S, D, gpus, bi, NULL);
+}
+
+obj_metrics exact_unit_bound_cut(const exact_space *sp, int p, int bi, const xprune *cut)
 {
     const enc_problem *pr = sp->pr;
     int S = sp->pS[p], D = sp->pD[p];
@@ -108,7 +133,12 @@ obj_metrics exact_unit_bound(const exact_space *sp, int p, int bi)
     if (!buf)
         return sp->plb[p]; /* out of memory: the weaker bound still holds */
     exact_cells_gpus(sp, &sp->cls[sp->poff[p]], S * D, buf + S * D, buf);
-    obj_metrics lb = exact_grid_bound(sp, S, D, buf, bi);
+    obj_metrics lb = grid_bound(sp, S, D, buf, bi, cut);
     free(buf);
     return lb;
+}
+
+obj_metrics exact_unit_bound(const exact_space *sp, int p, int bi)
+{
+    return exact_unit_bound_cut(sp, p, bi, NULL);
 }
