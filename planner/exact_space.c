@@ -253,6 +253,7 @@ typedef struct dfs {
     double *vsite;         /* per site: the fastest GPU left there, then the least
                             * enter_n (partial_row) */
     int *ksite;            /* per site: nodes the last row still enters */
+    double *clat, *crate;  /* per full row r and level: the pairs of rows 0..r (exact_cross_row) */
     double trows;
     double next;           /* least key cut by the threshold (not covered) */
     double tsync;          /* the sync bound of the rows so far (exact_sync.c) */
@@ -427,7 +428,8 @@ static double dfs_ready(const dfs *d)
  * (exact_sync.c), stored unless that bound reaches the threshold. */
 static int dfs_store(dfs *d)
 {
-    double T = fmax(d->trows, exact_sync_bound(d->sp, d->S, d->D, d->grid, dfs_ready(d)));
+    double *l3 = d->clat + 3 * (d->D - 1), *r3 = d->crate + 3 * (d->D - 1);
+    double T = fmax(d->trows, exact_sync_bound_x(d->sp, d->S, d->D, d->grid, dfs_ready(d), l3, r3));
     obj_metrics lb = exact_bound_from(d->sp, &d->t, d->S, T);
     if (dfs_cut(d, &lb))
         return 0;
@@ -445,10 +447,18 @@ static int dfs_store(dfs *d)
 /* The sync bound of every completion once `rows` rows are full. */
 static double partial_sync(dfs *d, int rows)
 {
+    /* the pairs between the rows so far: row rows - 1's with the others
+     * added to those of the rows before it */
+    double *l3 = d->clat + 3 * (rows - 1), *r3 = d->crate + 3 * (rows - 1);
+    for (int l = 0; l < 3; l++) {
+        l3[l] = rows > 1 ? l3[l - 3] : INFINITY;
+        r3[l] = rows > 1 ? r3[l - 3] : 0;
+    }
+    exact_cross_row(d->sp, d->S, rows - 1, d->grid, l3, r3);
     if (rows >= d->D)
         return 0; /* the full placement's own bound (dfs_store) */
-    return exact_partial_sync_bound(d->sp, d->S, d->D, rows, d->grid, d->cnt, d->left, d->room,
-                                    dfs_ready(d));
+    return exact_partial_sync_bound_x(d->sp, d->S, d->D, rows, d->grid, d->cnt, d->left,
+                                      d->room, dfs_ready(d), l3, r3);
 }
 
 /* Cell by cell, row-major. Rows are sorted by their groups (each row's
@@ -526,7 +536,7 @@ int exact_expand(exact_space *sp, int s, const xprune *x, int **out, long *n, lo
     dfs d = {.sp = sp, .x = x, .S = q->S, .D = q->D, .out = out, .n = n, .cap = cap};
     int N = pr->N, G = sp->ngroup, C = pr->nclass;
     int *buf = malloc(sizeof(int) * (size_t)(4 * N + 2 * G + 2 * C));
-    double *rbuf = malloc(sizeof(double) * (size_t)(2 * N + 2 * pr->t->nsites));
+    double *rbuf = malloc(sizeof(double) * (size_t)(2 * N + 2 * pr->t->nsites + 6 * q->D));
     int *kbuf = malloc(sizeof(int) * (size_t)pr->t->nsites);
     if (!buf || !rbuf || !kbuf) {
         free(buf);
@@ -538,6 +548,8 @@ int exact_expand(exact_space *sp, int s, const xprune *x, int **out, long *n, lo
     d.rx = rbuf;
     d.rv = rbuf + N;
     d.vsite = rbuf + 2 * N;
+    d.clat = d.vsite + 2 * pr->t->nsites;
+    d.crate = d.clat + 3 * q->D;
     d.grp = buf;
     d.cell = buf + N;
     d.gpus = buf + 2 * N;

@@ -155,6 +155,18 @@ int exact_sync_init(exact_space *sp);
  * does not apply (exact_sync.c says when and why it holds). */
 double exact_sync_bound(const exact_space *sp, int S, int D, const int *gpus, double ready);
 
+/* Fold the pairs between row r's GPUs and the earlier rows' (gpus,
+ * row-major) into the least latency and highest rate per level (lat3[l],
+ * rate3[l]; 0 any two rows, 1 across nodes, 2 across sites): what the two
+ * functions below read in their _x forms instead of scanning every pair. */
+void exact_cross_row(const exact_space *sp, int S, int r, const int *gpus, double *lat3,
+                     double *rate3);
+double exact_sync_bound_x(const exact_space *sp, int S, int D, const int *gpus, double ready,
+                          const double *lat3, const double *rate3);
+double exact_partial_sync_bound_x(const exact_space *sp, int S, int D, int rows,
+                                  const int *gpus, const int *cnt, const int *left,
+                                  const int *room, double ready, const double *lat3,
+                                  const double *rate3);
 /* The same for every placement of a selection (counts per group cnt). */
 double exact_sel_sync_bound(const exact_space *sp, int S, int D, const int *cnt, double ready);
 /* The same for every completion of a placement whose first `rows` rows are

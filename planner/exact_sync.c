@@ -188,7 +188,34 @@ static void cross_rows(const exact_space *sp, int S, int n, const int *gpus, int
         }
 }
 
+void exact_cross_row(const exact_space *sp, int S, int r, const int *gpus, double *lat3,
+                     double *rate3)
+{
+    const topology *t = sp->pr->t;
+    int N = sp->pr->N;
+    if (!sp->lat)
+        return;
+    for (int x = r * S; x < (r + 1) * S; x++)
+        for (int y = 0; y < r * S; y++) {
+            const topo_gpu *a = &t->gpus[gpus[x]], *b = &t->gpus[gpus[y]];
+            long k1 = (long)gpus[x] * N + gpus[y], k2 = (long)gpus[y] * N + gpus[x];
+            double lat = exact_min(sp->lat[k1], sp->lat[k2]);
+            double rate = exact_max(sp->rate[k1], sp->rate[k2]);
+            int top = a->site != b->site ? 2 : a->node != b->node ? 1 : 0;
+            for (int l = 0; l <= top; l++) {
+                lat3[l] = exact_min(lat3[l], lat);
+                rate3[l] = exact_max(rate3[l], rate);
+            }
+        }
+}
+
 double exact_sync_bound(const exact_space *sp, int S, int D, const int *gpus, double ready)
+{
+    return exact_sync_bound_x(sp, S, D, gpus, ready, NULL, NULL);
+}
+
+double exact_sync_bound_x(const exact_space *sp, int S, int D, const int *gpus, double ready,
+                          const double *lat3, const double *rate3)
 {
     const enc_problem *pr = sp->pr;
     if (D < 2 || pr->cfg.tp || !sp->lat)
@@ -200,7 +227,12 @@ double exact_sync_bound(const exact_space *sp, int S, int D, const int *gpus, do
                     ? place_can_span(sp, S, D, gpus, NULL, NULL, 0, true) ? 0 : 1
                     : 2;
     double lat = INFINITY, rate = 0;
-    cross_rows(sp, S, S * D, gpus, level, &lat, &rate);
+    if (lat3) {
+        lat = lat3[level];
+        rate = rate3[level];
+    } else {
+        cross_rows(sp, S, S * D, gpus, level, &lat, &rate);
+    }
     return groups_s(sp, S, D, lat, rate, ready);
 }
 
@@ -303,6 +335,14 @@ double exact_sel_sync_bound(const exact_space *sp, int S, int D, const int *cnt,
 double exact_partial_sync_bound(const exact_space *sp, int S, int D, int rows, const int *gpus,
                                 const int *cnt, const int *left, const int *room, double ready)
 {
+    return exact_partial_sync_bound_x(sp, S, D, rows, gpus, cnt, left, room, ready, NULL, NULL);
+}
+
+double exact_partial_sync_bound_x(const exact_space *sp, int S, int D, int rows,
+                                  const int *gpus, const int *cnt, const int *left,
+                                  const int *room, double ready, const double *lat3,
+                                  const double *rate3)
+{
     const enc_problem *pr = sp->pr;
     if (D < 2 || rows < 1 || pr->cfg.tp || !sp->lat)
         return 0;
@@ -312,6 +352,11 @@ double exact_partial_sync_bound(const exact_space *sp, int S, int D, int rows, c
                     : 2;
     double lat = INFINITY, rate = 0;
     group_pairs(sp, cnt, left, level, &lat, &rate);
-    cross_rows(sp, S, S * rows, gpus, level, &lat, &rate); /* the placed GPUs */
+    if (lat3) { /* the placed GPUs */
+        lat = exact_min(lat, lat3[level]);
+        rate = exact_max(rate, rate3[level]);
+    } else {
+        cross_rows(sp, S, S * rows, gpus, level, &lat, &rate);
+    }
     return groups_s(sp, S, D, lat, rate, ready);
 }
