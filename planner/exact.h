@@ -8,7 +8,7 @@
  * (tp_view.h: one search per degree, the best simulated plan wins; a degree
  * it refuses makes the whole run refuse, since nothing would be proved).
  *
- * Search modulo symmetry, best first on three levels (docs/planner.md):
+ * Search modulo symmetry, best first on four levels (docs/planner.md):
  *   - selections: a shape and counts per class (a class: the GPUs of a node
  *     and of every identical node of its site: same type, GPU count, NIC);
  *     bound for every placement of them: the batch's FLOPs over their summed
@@ -19,7 +19,12 @@
  *   - placements, generated on demand for a selection whose bound beats the
  *     best value: rows sorted by class, nodes of a class numbered by first
  *     use, branches cut as soon as their rows' bound (round trip on the
- *     fastest GPU plus transfers) reaches the best value;
+ *     fastest GPU plus transfers, one cell ahead; the last row's entries
+ *     into every node and site it must still reach) or their sync reaches
+ *     the best value;
+ *   - units (placement x microbatch size): the rows' round trips,
+ *     bottlenecks and pipeline fill (exact_fill.c) sharing the microbatches,
+ *     and the sync;
  *   - points: each (microbatch size, schedule) of an opened placement is
  *     decoded and bounded (enc_bound), and estimated (every sync) in order
  *     of its bound.

@@ -182,10 +182,13 @@ static int stream_open(stream *st, double thr)
             int p = (int)(idx / 2);
             if (skipped(st, &sp->plb[p]))
                 continue;
+            /* a unit whose bound reaches thr is never taken (thr only
+             * falls): its bound need not be exact, nor pushed */
+            xprune cut = {st->x.obj, st->x.skip, -INFINITY, thr};
             for (int bi = 0; bi < sp->pr->nb; bi++) {
-                obj_metrics lb = exact_unit_bound(sp, p, bi);
+                obj_metrics lb = exact_unit_bound_cut(sp, p, bi, &cut);
                 long u = (long)p * ENC_MAX_B + bi;
-                if (isfinite(lb.time_s) &&
+                if (isfinite(lb.time_s) && !exact_pruned(&cut, &lb) &&
                     heap_push(&st->ph, &st->nph, &st->capph, (keyed){key_of(st, &lb), 2 * u + 1}))
                     return -1;
             }

@@ -1,6 +1,6 @@
 /* exact_space.c — the exact referee's search space (exact.h): classes of
  * interchangeable GPUs and count vectors (selections), placements generated
- * on demand modulo symmetry, the bounds of selections, placements and units,
+ * on demand modulo symmetry, the bounds of selections and placements,
  * the work cap and the refusal. */
 #include <math.h>
 #include <omp.h>
@@ -45,7 +45,6 @@ int exact_grow(void **p, long *cap, long need, size_t elem)
     return 0;
 }
 
-static int layer_times(exact_space *sp);
 
 /* --- groups of identical nodes and selections ------------------------------------- */
 
@@ -105,25 +104,19 @@ static int gpu_of_group(const exact_space *sp, int g)   /* a GPU of group g */
     return sp->pr->class_first[sp->gnode[sp->gfirst[g]]];
 }
 
-typedef struct lb_terms {
-    double idle, idle_c, idle_u;     /* sum of PUE x idle W (x carbon, x price per J) */
-    double marg, marg_c, marg_u;     /* least marginal J (gCO2e, USD) per FLOP */
-    double speed;                    /* summed FLOP/s */
-} lb_terms;
-
 /* The bounds' speed of GPU g: the most FLOPs per second the cost model
- * gives any stage on its type (layer_times), so they hold for profiles too. */
-static double gspeed(const exact_space *sp, int g)
+ * gives any stage on its type (exact_layer_times), so they hold for profiles too. */
+double exact_gspeed(const exact_space *sp, int g)
 {
     return sp->type_speed[sp->pr->t->gpus[g].type];
 }
 
-static void add_gpus(const exact_space *sp, int gpu, int k, lb_terms *t)
+void exact_add_gpus(const exact_space *sp, int gpu, int k, exact_terms *t)
 {
     const enc_problem *pr = sp->pr;
     const topo_site *site = &pr->t->sites[pr->t->gpus[gpu].site];
     const gpu_type *ty = topo_gpu_type(pr->t, gpu);
-    double idle = site->pue * ty->idle_w, marg = site->pue * (ty->tdp_w - ty->idle_w) / gspeed(sp, gpu);
+    double idle = site->pue * ty->idle_w, marg = site->pue * (ty->tdp_w - ty->idle_w) / exact_gspeed(sp, gpu);
     double c = site->carbon_g_per_kwh / 3.6e6, u = site->price_kwh / 3.6e6;
     t->idle += k * idle;
     t->idle_c += k * idle * c;
@@ -131,7 +124,7 @@ static void add_gpus(const exact_space *sp, int gpu, int k, lb_terms *t)
     t->marg = fmin(t->marg, marg);
     t->marg_c = fmin(t->marg_c, marg * c);
     t->marg_u = fmin(t->marg_u, marg * u);
-    t->speed += k * gspeed(sp, gpu);
+    t->speed += k * exact_gspeed(sp, gpu);
 }
 
 static int desc_cmp(const void *a, const void *b)
@@ -140,20 +133,22 @@ static int desc_cmp(const void *a, const void *b)
     return (x < y) - (x > y);
 }
 
-static double seq_flops(const job *j, int L)
+/* FLOPs of one sequence through the model (fwd + bwd), computed once: the
+ * walk's bounds read it at every visit. */
+static double seq_flops(const exact_space *sp)
 {
-    return cost_stage_fwd_flops(j, 1, 0, L - 1) + cost_stage_bwd_flops(j, 1, 0, L - 1);
+    return sp->seq_f;
 }
 
 /* The metrics bound from a time bound T (rows so far, see exact.h) for the
  * selection's GPUs: every placement, microbatch size, schedule, cut, split. */
-static obj_metrics bound_from(const exact_space *sp, const lb_terms *t, int S, double T)
+obj_metrics exact_bound_from(const exact_space *sp, const exact_terms *t, int S, double T)
 {
     const job *j = sp->pr->j;
-    double W = seq_flops(j, sp->pr->L) * j->batch;
-    T = fmax(T, W / t->speed);
+    double W = seq_flops(sp) * j->batch;
+    T = exact_max(T, W / t->speed);
     /* the estimator rounds every op to whole ns: allow half a ns per op */
-    T = fmax(0, T - 1e-9 * (double)(j->batch * S + 16)) * (1 - 1e-9);
+    T = exact_max(0, T - 1e-9 * (double)(j->batch * S + 16)) * (1 - 1e-9);
     obj_metrics m = {T, T * t->idle + W * t->marg, T * t->idle_c + W * t->marg_c,
                      T * t->idle_u + W * t->marg_u};
     m.energy_j *= 1 - 1e-9;
@@ -162,12 +157,12 @@ static obj_metrics bound_from(const exact_space *sp, const lb_terms *t, int S, d
     return m;
 }
 
-static void sel_terms(const exact_space *sp, const int *cnt, lb_terms *t)
+static void sel_terms(const exact_space *sp, const int *cnt, exact_terms *t)
 {
-    *t = (lb_terms){0, 0, 0, INFINITY, INFINITY, INFINITY, 0};
+    *t = (exact_terms){0, 0, 0, INFINITY, INFINITY, INFINITY, 0};
     for (int g = 0; g < sp->ngroup; g++)
         if (cnt[g])
-            add_gpus(sp, gpu_of_group(sp, g), cnt[g], t);
+            exact_add_gpus(sp, gpu_of_group(sp, g), cnt[g], t);
 }
 
 /* Each of the D rows has a fastest GPU, all distinct: the slowest of them is
@@ -180,9 +175,9 @@ static double sel_row_floor(const exact_space *sp, const int *cnt, int D)
         return 0;
     for (int g = 0; g < sp->ngroup; g++)
         for (int k = 0; k < cnt[g]; k++)
-            v[n++] = gspeed(sp, gpu_of_group(sp, g));
+            v[n++] = exact_gspeed(sp, gpu_of_group(sp, g));
     qsort(v, (size_t)n, sizeof *v, desc_cmp);
-    double f = D <= n ? sp->pr->bval[0] * seq_flops(sp->pr->j, sp->pr->L) / v[D - 1] : 0;
+    double f = D <= n ? sp->pr->bval[0] * seq_flops(sp) / v[D - 1] : 0;
     free(v);
     return f;
 }
@@ -197,12 +192,12 @@ static int add_selection(exact_space *sp, int S, int D, const int *cnt, long *ca
         exact_grow((void **)&sp->sel_cnt, capcnt, ncnt + sp->ngroup, sizeof(int)))
         return -1;
     memcpy(&sp->sel_cnt[ncnt], cnt, sizeof(int) * (size_t)sp->ngroup);
-    lb_terms t;
+    exact_terms t;
     sel_terms(sp, cnt, &t);
     /* stage 0's last backward ends after the rows and the FLOPs (exact_sync.c) */
-    double T = fmax(sel_row_floor(sp, cnt, D), seq_flops(sp->pr->j, sp->pr->L) * sp->pr->j->batch / t.speed);
+    double T = fmax(sel_row_floor(sp, cnt, D), seq_flops(sp) * sp->pr->j->batch / t.speed);
     T = fmax(T, exact_sel_sync_bound(sp, S, D, cnt, T));
-    sp->sel[sp->nsel++] = (xsel){S, D, ncnt, bound_from(sp, &t, S, T)};
+    sp->sel[sp->nsel++] = (xsel){S, D, ncnt, exact_bound_from(sp, &t, S, T)};
     return 0;
 }
 
@@ -251,9 +246,14 @@ bool exact_pruned(const xprune *x, const obj_metrics *m)
 typedef struct dfs {
     exact_space *sp;
     const xprune *x;
-    lb_terms t;
+    exact_terms t;
     int S, D;
     int *grp, *cell, *gpus, *grid, *left, *fresh, *room, *used; /* per cell; group; node class */
+    double *rx, *rv;       /* per cell: its row's transfers and fastest GPU so far */
+    double *vsite;         /* per site: the fastest GPU left there, then the least
+                            * enter_n (partial_row) */
+    int *ksite;            /* per site: nodes the last row still enters */
+    double *clat, *crate;  /* per full row r and level: the pairs of rows 0..r (exact_cross_row) */
     double trows;
     double next;           /* least key cut by the threshold (not covered) */
     double tsync;          /* the sync bound of the rows so far (exact_sync.c) */
@@ -269,57 +269,131 @@ static bool over_budget(exact_space *sp)
     return sp->deadline > 0 && (sp->visited & 1023) == 0 && now_s() > sp->deadline;
 }
 
-/* The bound of the row holding cell `last`, from its cells so far (their
- * GPUs: class -> next GPU): its transfers so far, and one microbatch's
- * compute on its fastest GPU, which is at most `vcap` once the row is full. */
-static double row_time(dfs *d, int last, double vcap)
-{
-    const enc_problem *pr = d->sp->pr;
-    int S = d->S, first = last - last % S, *gpus = d->gpus;
-    double vmax = vcap, x = 0;
-    for (int k = 0; first + k <= last; k++) {
-        int c = d->cell[first + k];
-        int before = 0;
-        for (int i = 0; i < first + k; i++)
-            before += d->cell[i] == c;
-        gpus[k] = pr->class_first[c] + before;
-        vmax = fmax(vmax, gspeed(d->sp, gpus[k]));
-        if (k > 0)
-            x += 1e-9 * (double)(exact_xfer_ns(d->sp, 0, gpus[k - 1], gpus[k]) +
-                                 exact_xfer_ns(d->sp, 0, gpus[k], gpus[k - 1]));
-    }
-    return pr->bval[0] * seq_flops(pr->j, pr->L) / vmax + x;
-}
-
-/* The least round trip (forward and backward transfer of the smallest
- * microbatch) between GPU `last` and the GPU the row's next cell may take: a
- * partial row's next cell exists and follows `last`, and takes a node with
- * room whose group has GPUs left, and of that node its next free GPU (GPUs
- * go to cells in index order per node). On multi-site pools this charges a
- * row leaving a site one cell before the row is full. */
-static double next_hop(const dfs *d, int last)
+/* Cell `at` takes node class c's next free GPU (GPUs go to cells in index
+ * order per class, before room[c] is taken): its GPU, and its row's
+ * transfers and fastest GPU so far, kept per cell so that a visit costs
+ * O(1) (the same sums, in the same order, as over the whole row). */
+static void cell_take(dfs *d, int at, int c)
 {
     const exact_space *sp = d->sp;
     const enc_problem *pr = sp->pr;
-    int64_t best = INT64_MAX;
+    int g = pr->class_first[c] + pr->class_size[c] - d->room[c], k = at % d->S;
+    d->grid[at] = g;
+    d->gpus[k] = g;
+    if (k == 0) {
+        d->rx[at] = 0;
+        d->rv[at] = exact_gspeed(sp, g);
+        return;
+    }
+    int p = d->grid[at - 1];
+    d->rx[at] = d->rx[at - 1] + 1e-9 * (double)(exact_xfer_ns(sp, 0, p, g) +
+                                                 exact_xfer_ns(sp, 0, g, p));
+    d->rv[at] = exact_max(d->rv[at - 1], exact_gspeed(sp, g));
+}
+
+/* The bound of the row holding cell `last`, from its cells so far: its
+ * transfers so far, and one microbatch's compute on its fastest GPU, which
+ * is at most `vcap` once the row is full. */
+static double row_time(const dfs *d, int last, double vcap)
+{
+    return d->sp->pr->bval[0] * seq_flops(d->sp) / exact_max(vcap, d->rv[last]) + d->rx[last];
+}
+
+/* The last row of a placement takes every GPU left, so (with cells to
+ * come) it still enters every node that must give it some: per group with
+ * GPUs left, at least ceil(left / the most room of its nodes) nodes, one of
+ * which may be last's own. Each node entered has an edge into it from
+ * outside (distinct edges: distinct heads), at least its enter_n; in each
+ * other site holding some, one of them comes from another site, at least
+ * its enter_s. The sum of those edges (a lower bound of the row's
+ * transfers still to come). */
+static double last_row_entries(const dfs *d, int last)
+{
+    const exact_space *sp = d->sp;
+    const enc_problem *pr = sp->pr;
+    const topology *t = pr->t;
+    int ns = t->nsites, own = -1;
+    double *least = d->vsite + ns, sum = 0; /* per site: the least enter_n of its nodes */
+    int *k = d->ksite;
+    for (int x = 0; x < ns; x++) {
+        least[x] = INFINITY;
+        k[x] = 0;
+    }
+    for (int c = 0; c < pr->nclass; c++)
+        if (pr->class_first[c] <= last && last < pr->class_first[c] + pr->class_size[c])
+            own = c;
+    for (int g = 0; g < sp->ngroup; g++) {
+        if (!d->left[g])
+            continue;
+        int most = 0, site = t->gpus[gpu_of_group(sp, g)].site;
+        bool mine = false;
+        for (int i = 0; i < sp->gcount[g]; i++) {
+            int c = sp->gnode[sp->gfirst[g] + i];
+            most = d->room[c] > most ? d->room[c] : most;
+            mine |= c == own && d->room[c] > 0;
+            least[site] = exact_min(least[site], sp->enter_n[c]);
+        }
+        if (most == 0)
+            return INFINITY; /* GPUs left and no room: no completion */
+        k[site] += (d->left[g] + most - 1) / most - (mine ? 1 : 0);
+    }
+    int cur = t->gpus[last].site;
+    for (int x = 0; x < ns; x++) {
+        if (k[x] <= 0)
+            continue;
+        if (x == cur)
+            sum += k[x] * least[x];
+        else
+            sum += sp->enter_s[x] + (k[x] - 1) * least[x];
+    }
+    return sum;
+}
+
+/* The bound of a partial row ending at cell `at` on GPU `last`, one cell
+ * ahead: the next cell exists and takes a node with room whose group has
+ * GPUs left, and of that node its next free GPU b (GPUs go to cells in
+ * index order per node), so the row pays the round trip (smallest
+ * microbatch) from last to b and, when b is its last cell, computes on the
+ * fastest of its GPUs and b. With more cells to come, its fastest GPU is
+ * also at most the fastest left in b's site, or one left in another site;
+ * in that case a later edge leaves b's site and takes at least the least
+ * round trip out of it (leave_s). The least over the next cells (INFINITY
+ * when none can follow: no completion). */
+static double partial_row(const dfs *d, int at, int last)
+{
+    const exact_space *sp = d->sp;
+    const enc_problem *pr = sp->pr;
+    const topology *t = pr->t;
+    bool more = (at + 2) % d->S != 0; /* cells to come after the next one */
+    double vall = 0, W = pr->bval[0] * seq_flops(sp), best = INFINITY;
+    if (more || at / d->S == d->D - 1) {
+        for (int x = 0; x < t->nsites; x++)
+            d->vsite[x] = 0;
+        for (int g = 0; g < sp->ngroup; g++)
+            if (d->left[g]) {
+                int x = gpu_of_group(sp, g);
+                double v = exact_gspeed(sp, x);
+                d->vsite[t->gpus[x].site] = exact_max(d->vsite[t->gpus[x].site], v);
+                vall = exact_max(vall, v);
+            }
+    }
     for (int c = 0; c < pr->nclass; c++) {
         if (!d->room[c] || !d->left[sp->group_of[c]])
             continue;
         int b = pr->class_first[c] + pr->class_size[c] - d->room[c];
-        int64_t x = exact_xfer_ns(sp, 0, last, b) + exact_xfer_ns(sp, 0, b, last);
-        best = x < best ? x : best;
+        double hop = 1e-9 * (double)(exact_xfer_ns(sp, 0, last, b) + exact_xfer_ns(sp, 0, b, last));
+        double v = exact_max(d->rv[at], exact_gspeed(sp, b)), tt = W / v;
+        if (more) {
+            double vs = exact_max(v, d->vsite[t->gpus[b].site]);
+            tt = W / vs;
+            if (vall > vs)
+                tt = exact_min(tt, W / vall + sp->leave_s[t->gpus[b].site]);
+        }
+        best = exact_min(best, hop + tt);
     }
-    return best == INT64_MAX ? 0 : 1e-9 * (double)best;
-}
-
-/* The fastest GPU speed the selection has left to place. */
-static double fastest_left(const dfs *d)
-{
-    double v = 0;
-    for (int g = 0; g < d->sp->ngroup; g++)
-        if (d->left[g])
-            v = fmax(v, gspeed(d->sp, gpu_of_group(d->sp, g)));
-    return v;
+    if (at / d->S == d->D - 1) /* the last row: its GPUs are known */
+        best = exact_max(best, W / exact_max(d->rv[at], vall) + last_row_entries(d, last));
+    return d->rx[at] + best;
 }
 
 /* Whether the pruning cuts a branch of bound lb; a cut by the threshold
@@ -335,7 +409,7 @@ static bool dfs_cut(dfs *d, const obj_metrics *lb)
 }
 
 /* GPU ids of cells [0, n) (classes -> GPUs in index order per class). */
-static void cells_gpus(const exact_space *sp, const int *cell, int n, int *used, int *gpus)
+void exact_cells_gpus(const exact_space *sp, const int *cell, int n, int *used, int *gpus)
 {
     memset(used, 0, sizeof(int) * (size_t)sp->pr->nclass);
     for (int x = 0; x < n; x++)
@@ -347,17 +421,16 @@ static void cells_gpus(const exact_space *sp, const int *cell, int n, int *used,
 static double dfs_ready(const dfs *d)
 {
     const job *j = d->sp->pr->j;
-    return fmax(d->trows, seq_flops(j, d->sp->pr->L) * j->batch / d->t.speed);
+    return exact_max(d->trows, seq_flops(d->sp) * j->batch / d->t.speed);
 }
 
 /* A full placement: its bound with the rows and the data-parallel sync
  * (exact_sync.c), stored unless that bound reaches the threshold. */
 static int dfs_store(dfs *d)
 {
-    int n = d->S * d->D;
-    cells_gpus(d->sp, d->cell, n, d->used, d->grid);
-    double T = fmax(d->trows, exact_sync_bound(d->sp, d->S, d->D, d->grid, dfs_ready(d)));
-    obj_metrics lb = bound_from(d->sp, &d->t, d->S, T);
+    double *l3 = d->clat + 3 * (d->D - 1), *r3 = d->crate + 3 * (d->D - 1);
+    double T = fmax(d->trows, exact_sync_bound_x(d->sp, d->S, d->D, d->grid, dfs_ready(d), l3, r3));
+    obj_metrics lb = exact_bound_from(d->sp, &d->t, d->S, T);
     if (dfs_cut(d, &lb))
         return 0;
     if (exact_key(d->x, &lb) < d->x->lo)
@@ -374,11 +447,18 @@ static int dfs_store(dfs *d)
 /* The sync bound of every completion once `rows` rows are full. */
 static double partial_sync(dfs *d, int rows)
 {
+    /* the pairs between the rows so far: row rows - 1's with the others
+     * added to those of the rows before it */
+    double *l3 = d->clat + 3 * (rows - 1), *r3 = d->crate + 3 * (rows - 1);
+    for (int l = 0; l < 3; l++) {
+        l3[l] = rows > 1 ? l3[l - 3] : INFINITY;
+        r3[l] = rows > 1 ? r3[l - 3] : 0;
+    }
+    exact_cross_row(d->sp, d->S, rows - 1, d->grid, l3, r3);
     if (rows >= d->D)
         return 0; /* the full placement's own bound (dfs_store) */
-    cells_gpus(d->sp, d->cell, rows * d->S, d->used, d->grid);
-    return exact_partial_sync_bound(d->sp, d->S, d->D, rows, d->grid, d->cnt, d->left, d->room,
-                                    dfs_ready(d));
+    return exact_partial_sync_bound_x(d->sp, d->S, d->D, rows, d->grid, d->cnt, d->left,
+                                      d->room, dfs_ready(d), l3, r3);
 }
 
 /* Cell by cell, row-major. Rows are sorted by their groups (each row's
@@ -408,6 +488,7 @@ static int dfs_cell(dfs *d, int at, bool tight)
             int c = sp->gnode[sp->gfirst[g] + i];
             if (!d->room[c])
                 continue;
+            cell_take(d, at, c);
             d->left[g]--;
             d->room[c]--;
             d->grp[at] = g;
@@ -419,14 +500,16 @@ static int dfs_cell(dfs *d, int at, bool tight)
             /* a full row's bound holds for the placement, a partial one's
              * for its completions */
             bool full = (at + 1) % S == 0;
-            double tr = row_time(d, at, full ? 0 : fastest_left(d));
-            if (!full)
-                tr += next_hop(d, d->gpus[at % S]);
-            if (full) {
-                d->trows = fmax(d->trows, tr);
-                d->tsync = fmax(d->tsync, partial_sync(d, (at + 1) / S));
+            double tr = full ? row_time(d, at, 0) : partial_row(d, at, d->gpus[at % S]);
+            if (full)
+                d->trows = exact_max(d->trows, tr);
+            obj_metrics lb = exact_bound_from(sp, &d->t, S, exact_max(exact_max(d->trows, tr), d->tsync));
+            /* the sync bound only raises lb: needed unless lb is cut already
+             * and its key cannot lower the least key cut (dfs_cut) */
+            if (full && !(exact_pruned(d->x, &lb) && !(exact_key(d->x, &lb) < d->next))) {
+                d->tsync = exact_max(d->tsync, partial_sync(d, (at + 1) / S));
+                lb = exact_bound_from(sp, &d->t, S, exact_max(d->trows, d->tsync));
             }
-            obj_metrics lb = bound_from(sp, &d->t, S, fmax(fmax(d->trows, tr), d->tsync));
             rc = dfs_cut(d, &lb);
             if (!rc)
                 rc = dfs_cell(d, at + 1, t2);
@@ -453,8 +536,20 @@ int exact_expand(exact_space *sp, int s, const xprune *x, int **out, long *n, lo
     dfs d = {.sp = sp, .x = x, .S = q->S, .D = q->D, .out = out, .n = n, .cap = cap};
     int N = pr->N, G = sp->ngroup, C = pr->nclass;
     int *buf = malloc(sizeof(int) * (size_t)(4 * N + 2 * G + 2 * C));
-    if (!buf)
+    double *rbuf = malloc(sizeof(double) * (size_t)(2 * N + 2 * pr->t->nsites + 6 * q->D));
+    int *kbuf = malloc(sizeof(int) * (size_t)pr->t->nsites);
+    if (!buf || !rbuf || !kbuf) {
+        free(buf);
+        free(rbuf);
+        free(kbuf);
         return -1;
+    }
+    d.ksite = kbuf;
+    d.rx = rbuf;
+    d.rv = rbuf + N;
+    d.vsite = rbuf + 2 * N;
+    d.clat = d.vsite + 2 * pr->t->nsites;
+    d.crate = d.clat + 3 * q->D;
     d.grp = buf;
     d.cell = buf + N;
     d.gpus = buf + 2 * N;
@@ -473,6 +568,8 @@ int exact_expand(exact_space *sp, int s, const xprune *x, int **out, long *n, lo
     d.next = INFINITY;
     int rc = dfs_cell(&d, 0, false);
     *next = d.next;
+    free(rbuf);
+    free(kbuf);
     free(buf);
     return rc;
 }
@@ -502,7 +599,7 @@ void exact_placement_genome(const exact_space *sp, int place, int bi, int sched,
                             int sync, genome *g, int *used)
 {
     int S = sp->pS[place], D = sp->pD[place];
-    cells_gpus(sp, &sp->cls[sp->poff[place]], S * D, used, g->perm);
+    exact_cells_gpus(sp, &sp->cls[sp->poff[place]], S * D, used, g->perm);
     enc_set_grid(sp->pr, g, g->perm, S, D);
     g->bi = bi;
     g->sched = (sched_kind)sched;
@@ -511,9 +608,9 @@ void exact_placement_genome(const exact_space *sp, int place, int bi, int sched,
 
 /* Visits per second assumed for the cap without --budget-s (this times
  * EXACT_DEFAULT_LIMIT_S: 1.2e8), a count, so whether an instance is refused
- * does not depend on the machine (deterministic). An assumption, not a
- * measurement: on the bench instances decoding the opened units, not
- * visiting, takes most of the time, so the clock limit usually binds first. */
+ * does not depend on the machine (deterministic). Measured on the 16-GPU
+ * bench pool (docs/planner.md): 36.2e6 visits in 17.5 s CPU of the whole
+ * run, decoding and estimates included (2.1e6 per second). */
 #define EXACT_REF_VISITS_PER_S 2e6
 
 int exact_enumerate(const enc_problem *pr, double limit_s, int threads, exact_space **out,
@@ -524,6 +621,8 @@ int exact_enumerate(const enc_problem *pr, double limit_s, int threads, exact_sp
     if (!sp)
         return gt_fail(e, "out of memory");
     sp->pr = pr;
+    sp->seq_f = cost_stage_fwd_flops(pr->j, 1, 0, pr->L - 1) +
+                cost_stage_bwd_flops(pr->j, 1, 0, pr->L - 1);
     sp->threads = nth;
     sp->par = nth > 1 && pr->N >= 10;
     sp->limit_s = limit_s > 0 ? limit_s : EXACT_DEFAULT_LIMIT_S;
@@ -531,7 +630,7 @@ int exact_enumerate(const enc_problem *pr, double limit_s, int threads, exact_sp
         sp->deadline = now_s() + limit_s;
     else
         sp->max_visits = (long)(EXACT_REF_VISITS_PER_S * EXACT_DEFAULT_LIMIT_S);
-    int rc = make_groups(sp) || layer_times(sp) || exact_rows_init(sp) || exact_sync_init(sp)
+    int rc = make_groups(sp) || exact_layer_times(sp) || exact_rows_init(sp) || exact_sync_init(sp)
                  ? -1
                  : make_selections(sp);
     if (rc == -2) {
@@ -561,9 +660,13 @@ void exact_space_free(exact_space *s)
     free(s->layer_s);
     free(s->layer_cap);
     free(s->type_speed);
+    free(s->mb_flops);
     free(s->lat);
     free(s->rate);
     free(s->xns);
+    free(s->leave_s);
+    free(s->glat);
+    free(s->grate);
     free(s->pS);
     free(s->pD);
     free(s->poff);
@@ -585,100 +688,4 @@ long exact_space_placements(const exact_space *s)
 long exact_space_opened(const exact_space *s)
 {
     return s->opened;
-}
-
-/* --- opening units ------------------------------------------------------------------ */
-
-/* Per microbatch size and GPU type, the least seconds per layer of any
- * stage (fwd + bwd of one microbatch over every layer range, per layer):
- * a stage of l layers takes at least l times that, whatever the cost model
- * (FLOPs, profiles) makes of ranges; and per type the most FLOPs per second
- * of any range, the speed every other bound uses. */
-static int layer_times(exact_space *sp)
-{
-    const enc_problem *pr = sp->pr;
-    sp->layer_s = malloc(sizeof *sp->layer_s * (size_t)(pr->nb * pr->ntypes));
-    sp->type_speed = calloc((size_t)pr->ntypes, sizeof *sp->type_speed);
-    if (!sp->layer_s || !sp->type_speed)
-        return -1;
-    for (int bi = 0; bi < pr->nb; bi++)
-        for (int ty = 0; ty < pr->ntypes; ty++) {
-            const gpu_type *g = &pr->t->types[ty];
-            double c = INFINITY;
-            for (int a = 0; a < pr->L; a++)
-                for (int e = a; e < pr->L; e++) {
-                    int64_t ns = t_add(cost_stage_fwd_ns(pr->j, g, 1, pr->bval[bi], a, e, 1.0),
-                                       cost_stage_bwd_ns(pr->j, g, 1, pr->bval[bi], a, e, 1.0));
-                    c = fmin(c, 1e-9 * (double)ns / (e - a + 1));
-                    double fl = cost_stage_fwd_flops(pr->j, pr->bval[bi], a, e) +
-                                cost_stage_bwd_flops(pr->j, pr->bval[bi], a, e);
-                    if (ns > 0)
-                        sp->type_speed[ty] = fmax(sp->type_speed[ty], fl / (1e-9 * (double)ns));
-                    else
-                        sp->type_speed[ty] = INFINITY; /* no time at all: no bound */
-                }
-            sp->layer_s[bi * pr->ntypes + ty] = c;
-        }
-    return 0;
-}
-
-/* The unit bound of an S x D grid of GPUs (row-major) at microbatch size
- * bi: the rows' round trips, last stages and bottleneck stages (layer
- * granularity and memory) sharing the microbatches (exact_rows.c), the
- * batch's FLOPs over the summed speed, and the data-parallel sync after
- * stage 0's last backward, which ends after all of those (exact_sync.c). */
-obj_metrics exact_grid_bound(const exact_space *sp, int S, int D, const int *gpus, int bi)
-{
-    const enc_problem *pr = sp->pr;
-    if (D > pr->mtot[bi] || !enc_shape_ok(pr, S, D, bi))
-        return (obj_metrics){INFINITY, INFINITY, INFINITY, INFINITY};
-    double *cl = malloc(sizeof *cl * (size_t)(S + 3 * D));
-    int *caps = malloc(sizeof *caps * (size_t)S);
-    if (!cl || !caps) {
-        free(cl);
-        free(caps);
-        return (obj_metrics){0, 0, 0, 0}; /* out of memory: zero still holds */
-    }
-    double *rt = cl + S, *last = rt + D, *bn = last + D;
-    bool fits = true; /* every row can hold the model (exact_rows.c) */
-    lb_terms t = {0, 0, 0, INFINITY, INFINITY, INFINITY, 0};
-    double f = pr->bval[bi] * seq_flops(pr->j, pr->L);
-    for (int r = 0; r < D; r++) {
-        double vmax = 0, x = 0;
-        for (int k = 0; k < S; k++) {
-            int g = gpus[r * S + k];
-            cl[k] = sp->layer_s[bi * pr->ntypes + pr->t->gpus[g].type];
-            caps[k] = sp->layer_cap[bi * pr->ntypes + pr->t->gpus[g].type];
-            add_gpus(sp, g, 1, &t);
-            vmax = fmax(vmax, gspeed(sp, g));
-            if (k > 0)
-                x += 1e-9 * (double)(exact_xfer_ns(sp, bi, gpus[r * S + k - 1], g) +
-                                     exact_xfer_ns(sp, bi, g, gpus[r * S + k - 1]));
-        }
-        rt[r] = f / vmax + x;
-        last[r] = cl[S - 1]; /* the last stage holds a layer at least */
-        bn[r] = exact_least_bottleneck(cl, caps, S, pr->L); /* every microbatch passes it */
-        fits &= !isinf(bn[r]);
-    }
-    double T = fits ? exact_rows_fill(rt, last, bn, D, pr->mtot[bi]) : INFINITY;
-    free(cl);
-    free(caps);
-    if (!fits) /* no split of some row fits in memory: no plan */
-        return (obj_metrics){INFINITY, INFINITY, INFINITY, INFINITY};
-    T = fmax(T, seq_flops(pr->j, pr->L) * pr->j->batch / t.speed);
-    T = fmax(T, exact_sync_bound(sp, S, D, gpus, T));
-    return bound_from(sp, &t, S, T);
-}
-
-obj_metrics exact_unit_bound(const exact_space *sp, int p, int bi)
-{
-    const enc_problem *pr = sp->pr;
-    int S = sp->pS[p], D = sp->pD[p];
-    int *buf = malloc(sizeof *buf * (size_t)(S * D + pr->nclass));
-    if (!buf)
-        return sp->plb[p]; /* out of memory: the weaker bound still holds */
-    cells_gpus(sp, &sp->cls[sp->poff[p]], S * D, buf + S * D, buf);
-    obj_metrics lb = exact_grid_bound(sp, S, D, buf, bi);
-    free(buf);
-    return lb;
 }

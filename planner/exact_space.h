@@ -62,11 +62,17 @@ struct exact_space {
     double *layer_s;        /* [bi * ntypes + type]: least s per layer of any stage */
     int *layer_cap;         /* [bi * ntypes + type]: most layers a stage holds (exact_rows.c) */
     double *type_speed;     /* [type]: most FLOP/s of any stage (the bounds' speed) */
+    double seq_f;           /* FLOPs of one sequence through the model (fwd + bwd) */
+    double *mb_flops;       /* [bi]: FLOPs of one microbatch through the model (fwd + bwd) */
     /* per ordered GPU pair a*N + b (a != b): the path's latency and rate
      * (topo_path), and per microbatch size the lone activation transfer
      * enc_xfer_ns prices (xns[bi*N*N + a*N + b]); NULL above EXACT_TABLE_GPUS */
     double *lat, *rate;
     int64_t *xns;
+    /* least round trips (smallest microbatch) out of and into each site
+     * and into each node class (one allocation, leave_s) */
+    double *leave_s, *enter_s, *enter_n;
+    double *glat, *grate;   /* [level][g][h]: the sync bound's pairs of groups (exact_sync.c) */
     double grad_total, grad_first;  /* gradient bytes: the model, layer 0 (exact_sync.c) */
     xpoint *pts;
     long npts, cappts;
@@ -74,6 +80,38 @@ struct exact_space {
     signed char *res_ok;
     long nres, capres;
 };
+
+/* What a bound adds up over GPUs (exact_space.c): idle power, the least
+ * marginal energy per FLOP and the summed speed. */
+typedef struct exact_terms {
+    double idle, idle_c, idle_u;     /* sum of PUE x idle W (x carbon, x price per J) */
+    double marg, marg_c, marg_u;     /* least marginal J (gCO2e, USD) per FLOP */
+    double speed;                    /* summed FLOP/s */
+} exact_terms;
+
+/* The bounds' speed of GPU g: the most FLOP/s the cost model gives any
+ * stage on its type (exact_layer_times), so they hold for profiles too. */
+double exact_gspeed(const exact_space *sp, int g);
+/* Add k GPUs like `gpu` to t. */
+void exact_add_gpus(const exact_space *sp, int gpu, int k, exact_terms *t);
+/* The metrics bound from a time bound T for GPUs t of a shape of S stages. */
+obj_metrics exact_bound_from(const exact_space *sp, const exact_terms *t, int S, double T);
+/* GPU ids of cells [0, n) (node classes -> GPUs in index order per class). */
+void exact_cells_gpus(const exact_space *sp, const int *cell, int n, int *used, int *gpus);
+/* Per microbatch size and type the least seconds per layer, per type the
+ * most FLOP/s, per size the FLOPs of a microbatch (exact_unit.c). */
+int exact_layer_times(exact_space *sp);
+
+/* fmin and fmax for the walk's hot loops, inlined: the same value for
+ * numbers that are never NaN (times, rates, speeds, INFINITY). */
+static inline double exact_min(double a, double b)
+{
+    return b < a ? b : a;
+}
+static inline double exact_max(double a, double b)
+{
+    return b > a ? b : a;
+}
 
 /* Grow *p (capacity *cap elements of elem bytes) to hold need; -1 when out
  * of memory. */
@@ -117,6 +155,18 @@ int exact_sync_init(exact_space *sp);
  * does not apply (exact_sync.c says when and why it holds). */
 double exact_sync_bound(const exact_space *sp, int S, int D, const int *gpus, double ready);
 
+/* Fold the pairs between row r's GPUs and the earlier rows' (gpus,
+ * row-major) into the least latency and highest rate per level (lat3[l],
+ * rate3[l]; 0 any two rows, 1 across nodes, 2 across sites): what the two
+ * functions below read in their _x forms instead of scanning every pair. */
+void exact_cross_row(const exact_space *sp, int S, int r, const int *gpus, double *lat3,
+                     double *rate3);
+double exact_sync_bound_x(const exact_space *sp, int S, int D, const int *gpus, double ready,
+                          const double *lat3, const double *rate3);
+double exact_partial_sync_bound_x(const exact_space *sp, int S, int D, int rows,
+                                  const int *gpus, const int *cnt, const int *left,
+                                  const int *room, double ready, const double *lat3,
+                                  const double *rate3);
 /* The same for every placement of a selection (counts per group cnt). */
 double exact_sel_sync_bound(const exact_space *sp, int S, int D, const int *cnt, double ready);
 /* The same for every completion of a placement whose first `rows` rows are
@@ -128,6 +178,9 @@ double exact_partial_sync_bound(const exact_space *sp, int S, int D, int rows, c
 /* The bound of placement p with microbatch size bi: the placement bound
  * with that size's round trip and transfers (INFINITY: shape not allowed). */
 obj_metrics exact_unit_bound(const exact_space *sp, int p, int bi);
+/* The same, or once the rows' round trips and the batch's FLOPs alone are
+ * cut by `cut` (NULL: never), that weaker bound (then cut too). */
+obj_metrics exact_unit_bound_cut(const exact_space *sp, int p, int bi, const xprune *cut);
 /* The same for any S x D grid of GPUs (row-major ids). */
 obj_metrics exact_grid_bound(const exact_space *sp, int S, int D, const int *gpus, int bi);
 /* The bound of a pipeline by layer granularity and memory (exact_rows.c). */
@@ -144,6 +197,28 @@ double exact_least_bottleneck(const double *c, const int *cap, int S, int L);
  * row at least one: row r passes at most min(floor((T - rt) / cl) + 1,
  * floor(T / bn)) in T. A lower bound, by bisection. */
 double exact_rows_fill(const double *rt, const double *cl, const double *bn, int D, int m);
+/* The pipeline-fill bound (exact_fill.c): a row of S stages at most v[k]
+ * FLOP/s fast with lone transfers X[k] before stage k (NULL: none) passing
+ * m microbatches of W FLOPs; 0 when it does not apply. */
+double exact_fill_row(const double *v, const double *X, int S, int m, double W);
+/* lb[m - 1] for m = 1..M: the same, non-decreasing in m. */
+void exact_fill_table(const double *v, const double *X, int S, int M, double W, double *lb);
+/* The least over the shares of M microbatches between D rows (each at
+ * least one) of the slowest row's bound, row r's table at lb + r stride;
+ * share[D] is scratch. INFINITY when M < D. */
+double exact_fill_share(const double *lb, int D, int stride, int M, int *share);
+/* Scratch of the fill bound for S x D grids: a table per row, the rows'
+ * share, speeds and transfers of a row. */
+typedef struct exact_fill_buf {
+    int M;                  /* the most microbatches of any size */
+    double *rows, *v, *X;
+    int *share;
+} exact_fill_buf;
+int exact_fill_alloc(const exact_space *sp, int S, int D, exact_fill_buf *b);
+void exact_fill_free(exact_fill_buf *b);
+/* The fill bound of an S x D grid (row-major GPU ids) at microbatch size bi. */
+double exact_fill_grid(const exact_space *sp, int S, int D, const int *gpus, int bi,
+                       exact_fill_buf *b);
 /* Decode both schedules of the units list[0..n) not opened yet, then append
  * their feasible points in list order. */
 int exact_open_units(exact_space *sp, const long *list, int n);

@@ -44,6 +44,8 @@
 
 #define EXACT_TABLE_GPUS 512   /* larger pools are refused long before (count vectors) */
 
+static int gpair_init(exact_space *sp);
+
 int64_t exact_xfer_ns(const exact_space *sp, int bi, int a, int b)
 {
     int N = sp->pr->N;
@@ -61,6 +63,29 @@ int exact_sync_init(exact_space *sp)
     for (int x = 0; x < L; x++) /* per layer, as the sync groups add them up */
         sp->grad_total += dp_grad_bytes(j, x, x, 1);
     sp->grad_first = dp_grad_bytes(j, 0, 0, 1);
+    /* per site the least round trip (smallest microbatch) out of it and
+     * into it, per node class into it (partial rows, exact_space.c) */
+    int ns = pr->t->nsites;
+    sp->leave_s = malloc(sizeof *sp->leave_s * (size_t)(2 * ns + pr->nclass));
+    if (!sp->leave_s)
+        return -1;
+    sp->enter_s = sp->leave_s + ns;
+    sp->enter_n = sp->enter_s + ns;
+    for (int x = 0; x < 2 * ns + pr->nclass; x++)
+        sp->leave_s[x] = INFINITY; /* a lone site (node): never left nor entered */
+    for (int c = 0; c < pr->nclass; c++)
+        for (int b = pr->class_first[c]; b < pr->class_first[c] + pr->class_size[c]; b++)
+            for (int a = 0; a < N; a++) {
+                if (pr->t->gpus[a].node == pr->t->gpus[b].node)
+                    continue;
+                double x = 1e-9 * (double)(enc_xfer_ns(pr, 0, a, b) + enc_xfer_ns(pr, 0, b, a));
+                int sa = pr->t->gpus[a].site, sb = pr->t->gpus[b].site;
+                sp->enter_n[c] = fmin(sp->enter_n[c], x);
+                if (sa != sb) {
+                    sp->leave_s[sa] = fmin(sp->leave_s[sa], x);
+                    sp->enter_s[sb] = fmin(sp->enter_s[sb], x);
+                }
+            }
     if (N > EXACT_TABLE_GPUS)
         return 0;
     long nn = (long)N * N;
@@ -80,7 +105,7 @@ int exact_sync_init(exact_space *sp)
             for (int bi = 0; bi < pr->nb; bi++)
                 sp->xns[((long)bi * N + a) * N + b] = a == b ? 0 : enc_xfer_ns(pr, bi, a, b);
         }
-    return 0;
+    return gpair_init(sp);
 }
 
 /* One group of B bytes over D members whose pairs have latency >= lat and
@@ -158,12 +183,39 @@ static void cross_rows(const exact_space *sp, int S, int n, const int *gpus, int
                 (level == 2 && a->site == b->site))
                 continue;
             long k = (long)gpus[x] * N + gpus[y];
-            *lat = fmin(*lat, sp->lat[k]);
-            *rate = fmax(*rate, sp->rate[k]);
+            *lat = exact_min(*lat, sp->lat[k]);
+            *rate = exact_max(*rate, sp->rate[k]);
+        }
+}
+
+void exact_cross_row(const exact_space *sp, int S, int r, const int *gpus, double *lat3,
+                     double *rate3)
+{
+    const topology *t = sp->pr->t;
+    int N = sp->pr->N;
+    if (!sp->lat)
+        return;
+    for (int x = r * S; x < (r + 1) * S; x++)
+        for (int y = 0; y < r * S; y++) {
+            const topo_gpu *a = &t->gpus[gpus[x]], *b = &t->gpus[gpus[y]];
+            long k1 = (long)gpus[x] * N + gpus[y], k2 = (long)gpus[y] * N + gpus[x];
+            double lat = exact_min(sp->lat[k1], sp->lat[k2]);
+            double rate = exact_max(sp->rate[k1], sp->rate[k2]);
+            int top = a->site != b->site ? 2 : a->node != b->node ? 1 : 0;
+            for (int l = 0; l <= top; l++) {
+                lat3[l] = exact_min(lat3[l], lat);
+                rate3[l] = exact_max(rate3[l], rate);
+            }
         }
 }
 
 double exact_sync_bound(const exact_space *sp, int S, int D, const int *gpus, double ready)
+{
+    return exact_sync_bound_x(sp, S, D, gpus, ready, NULL, NULL);
+}
+
+double exact_sync_bound_x(const exact_space *sp, int S, int D, const int *gpus, double ready,
+                          const double *lat3, const double *rate3)
 {
     const enc_problem *pr = sp->pr;
     if (D < 2 || pr->cfg.tp || !sp->lat)
@@ -175,7 +227,12 @@ double exact_sync_bound(const exact_space *sp, int S, int D, const int *gpus, do
                     ? place_can_span(sp, S, D, gpus, NULL, NULL, 0, true) ? 0 : 1
                     : 2;
     double lat = INFINITY, rate = 0;
-    cross_rows(sp, S, S * D, gpus, level, &lat, &rate);
+    if (lat3) {
+        lat = lat3[level];
+        rate = rate3[level];
+    } else {
+        cross_rows(sp, S, S * D, gpus, level, &lat, &rate);
+    }
     return groups_s(sp, S, D, lat, rate, ready);
 }
 
@@ -188,40 +245,68 @@ static int group_gpu(const exact_space *sp, int g, int i, int k)
 /* Least latency and highest rate over the pairs at `level` (0 any, 1
  * other nodes, 2 other sites) between a GPU the placement holds in the end
  * (all[g] per group) and one still to be placed (fut[g]): pairs of groups
- * (other nodes), two nodes of one group, or two GPUs of one node. */
+ * (other nodes), two nodes of one group, or two GPUs of one node; per pair
+ * of groups from the table gpair_init made. */
 static void group_pairs(const exact_space *sp, const int *all, const int *fut, int level,
                         double *lat, double *rate)
+{
+    int G = sp->ngroup;
+    const double *gl = sp->glat + (long)level * G * G, *gr = sp->grate + (long)level * G * G;
+    for (int g = 0; g < G; g++) {
+        if (!all[g])
+            continue;
+        for (int h = 0; h < G; h++) {
+            if (!fut[h] || (g == h && all[g] < 2))
+                continue;
+            *lat = exact_min(*lat, gl[g * G + h]);
+            *rate = exact_max(*rate, gr[g * G + h]);
+        }
+    }
+}
+
+/* Per level and pair of groups (g, h), the least latency and highest rate
+ * (both directions) of the pairs group_pairs considers: a GPU of each
+ * group's first node when g != h; when g == h two nodes of the group, or
+ * two GPUs of one node (identical nodes: one pair stands for them all). */
+static int gpair_init(exact_space *sp)
 {
     const enc_problem *pr = sp->pr;
     const topology *t = pr->t;
     int G = sp->ngroup, N = pr->N;
-    for (int g = 0; g < G; g++)
-        for (int h = 0; h < G; h++) {
-            if (!all[g] || !fut[h] || (g == h && all[g] < 2))
-                continue;
-            int a = group_gpu(sp, g, 0, 0), pairs[2][2] = {{-1, -1}, {-1, -1}};
-            if (g != h) {
-                pairs[0][0] = a;
-                pairs[0][1] = group_gpu(sp, h, 0, 0);
-            } else {
-                if (sp->gcount[g] > 1) {
+    sp->glat = malloc(sizeof *sp->glat * (size_t)(3 * G * G));
+    sp->grate = malloc(sizeof *sp->grate * (size_t)(3 * G * G));
+    if (!sp->glat || !sp->grate)
+        return -1;
+    for (int level = 0; level < 3; level++)
+        for (int g = 0; g < G; g++)
+            for (int h = 0; h < G; h++) {
+                double lat = INFINITY, rate = 0;
+                int a = group_gpu(sp, g, 0, 0), pairs[2][2] = {{-1, -1}, {-1, -1}};
+                if (g != h) {
                     pairs[0][0] = a;
-                    pairs[0][1] = group_gpu(sp, g, 1, 0);
+                    pairs[0][1] = group_gpu(sp, h, 0, 0);
+                } else {
+                    if (sp->gcount[g] > 1) {
+                        pairs[0][0] = a;
+                        pairs[0][1] = group_gpu(sp, g, 1, 0);
+                    }
+                    if (pr->class_size[sp->gnode[sp->gfirst[g]]] > 1) {
+                        pairs[1][0] = a;
+                        pairs[1][1] = group_gpu(sp, g, 0, 1);
+                    }
                 }
-                if (pr->class_size[sp->gnode[sp->gfirst[g]]] > 1) {
-                    pairs[1][0] = a;
-                    pairs[1][1] = group_gpu(sp, g, 0, 1);
+                for (int q = 0; q < 2; q++) {
+                    int x = pairs[q][0], y = pairs[q][1];
+                    if (x < 0 || (level >= 1 && t->gpus[x].node == t->gpus[y].node) ||
+                        (level == 2 && t->gpus[x].site == t->gpus[y].site))
+                        continue;
+                    lat = fmin(lat, fmin(sp->lat[(long)x * N + y], sp->lat[(long)y * N + x]));
+                    rate = fmax(rate, fmax(sp->rate[(long)x * N + y], sp->rate[(long)y * N + x]));
                 }
+                sp->glat[(long)level * G * G + g * G + h] = lat;
+                sp->grate[(long)level * G * G + g * G + h] = rate;
             }
-            for (int q = 0; q < 2; q++) {
-                int x = pairs[q][0], y = pairs[q][1];
-                if (x < 0 || (level >= 1 && t->gpus[x].node == t->gpus[y].node) ||
-                    (level == 2 && t->gpus[x].site == t->gpus[y].site))
-                    continue;
-                *lat = fmin(*lat, fmin(sp->lat[(long)x * N + y], sp->lat[(long)y * N + x]));
-                *rate = fmax(*rate, fmax(sp->rate[(long)x * N + y], sp->rate[(long)y * N + x]));
-            }
-        }
+    return 0;
 }
 
 double exact_sel_sync_bound(const exact_space *sp, int S, int D, const int *cnt, double ready)
@@ -250,6 +335,14 @@ double exact_sel_sync_bound(const exact_space *sp, int S, int D, const int *cnt,
 double exact_partial_sync_bound(const exact_space *sp, int S, int D, int rows, const int *gpus,
                                 const int *cnt, const int *left, const int *room, double ready)
 {
+    return exact_partial_sync_bound_x(sp, S, D, rows, gpus, cnt, left, room, ready, NULL, NULL);
+}
+
+double exact_partial_sync_bound_x(const exact_space *sp, int S, int D, int rows,
+                                  const int *gpus, const int *cnt, const int *left,
+                                  const int *room, double ready, const double *lat3,
+                                  const double *rate3)
+{
     const enc_problem *pr = sp->pr;
     if (D < 2 || rows < 1 || pr->cfg.tp || !sp->lat)
         return 0;
@@ -259,6 +352,11 @@ double exact_partial_sync_bound(const exact_space *sp, int S, int D, int rows, c
                     : 2;
     double lat = INFINITY, rate = 0;
     group_pairs(sp, cnt, left, level, &lat, &rate);
-    cross_rows(sp, S, S * rows, gpus, level, &lat, &rate); /* the placed GPUs */
+    if (lat3) { /* the placed GPUs */
+        lat = exact_min(lat, lat3[level]);
+        rate = exact_max(rate, rate3[level]);
+    } else {
+        cross_rows(sp, S, S * rows, gpus, level, &lat, &rate);
+    }
     return groups_s(sp, S, D, lat, rate, ready);
 }
