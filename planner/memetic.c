@@ -313,15 +313,15 @@ static int plain_degree(void *vctx, const topology *t, const tp_view *v, const p
 
 /* The full planner and its ablations (the registry's rows name them). */
 const memetic_cfg MEMETIC_CFG = {"memetic", {ENC_CUT_DP, false, NULL}, true, false, true,
-                                 NULL, 0};
+                                 NULL, 0, NULL};
 const memetic_cfg MEMETIC_NOLS_CFG = {"memetic-nols", {ENC_CUT_SPEED, false, NULL}, false, false,
-                                      false, NULL, 0};
+                                      false, NULL, 0, NULL};
 const memetic_cfg MEMETIC_ALL_GPUS_CFG = {"memetic-all-gpus", {ENC_CUT_DP, true, NULL}, true,
-                                          false, false, NULL, 0};
+                                          false, false, NULL, 0, NULL};
 const memetic_cfg MEMETIC_UNIFORM_CFG = {"memetic-uniform", {ENC_CUT_UNIFORM, false, NULL}, true,
-                                         false, false, NULL, 0};
+                                         false, false, NULL, 0, NULL};
 const memetic_cfg MEMETIC_PLAINX_CFG = {"memetic-plainx", {ENC_CUT_DP, false, NULL}, true, true,
-                                        false, NULL, 0};
+                                        false, NULL, 0, NULL};
 static const memetic_cfg *const ABLATIONS[] = {&MEMETIC_NOLS_CFG, &MEMETIC_ALL_GPUS_CFG,
                                                 &MEMETIC_UNIFORM_CFG, &MEMETIC_PLAINX_CFG};
 #define NABLATIONS 4
@@ -362,6 +362,7 @@ int ma_ablation_finalists(const topology *t, const job *j, const planner_opts *o
 {
     for (int k = 1; k <= NABLATIONS && !(o->stop && *o->stop); k++) {
         memetic_cfg a = *ABLATIONS[k - 1];
+        a.shared = c->shared; /* the estimates the searches before it made */
         if (!a.enc.all_gpus) { /* the all-GPUs ablation's row has no seed planners */
             a.seed_plans = c->seed_plans;
             a.nseed_plans = c->nseed_plans;
@@ -428,10 +429,16 @@ int memetic_run(const topology *t, const job *j, const planner_opts *o, const me
     planner_opts om = *o;
     if (ma_runs_ablations(cfg, o) && o->budget_s > 0)
         om.budget_s = o->budget_s * MA_MAIN_SHARE;
-    if (search_degrees(t, j, &om, &c, out, st, e))
+    ma_store store; /* one for the run: the ablations' searches meet the full one's genomes */
+    ma_store_init(&store);
+    if (!c.shared) /* a caller's store (tests) outlives the run */
+        c.shared = &store;
+    int rc = search_degrees(t, j, &om, &c, out, st, e);
+    if (!rc && ma_finalists(t, j, o, &c, out, st))
+        rc = gt_fail(e, "out of memory");
+    ma_store_free(&store);
+    if (rc)
         return -1;
-    if (ma_finalists(t, j, o, &c, out, st))
-        return gt_fail(e, "out of memory");
     return out->npipes > 0 ? 0 : gt_fail(e, "no feasible plan found");
 }
 

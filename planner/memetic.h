@@ -42,6 +42,9 @@ typedef struct memetic_cfg {
     const plan *seed_plans; /* other planners' plans to seed from (memetic_run copies
                                them from planner_opts.seeds) */
     int nseed_plans;
+    struct ma_store *shared; /* estimates and splits shared by the searches of one run
+                                (memetic_cache.h; NULL: memetic_run makes one for the
+                                run, a search outside it keeps its own) */
 } memetic_cfg;
 
 /* The registry entry point: cfg is a memetic_cfg, one of those below (the
