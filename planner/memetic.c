@@ -69,7 +69,9 @@ static int replay_more(const search *s, const genome *pool, int np, int base,
             cand[k] = cand[k - 1];
             cand[k - 1] = x;
         }
-    if (n == 0 || (lim->stop && *lim->stop))
+    /* extra finalists: none once the budget's deadline has passed (only the
+     * elite's first replay is always made, ma_pick_final) */
+    if (n == 0 || (lim->stop && *lim->stop) || (lim->deadline > 0 && ma_now_s() > lim->deadline))
         return 0;
     enc_replay_limits sl = {n, lim->deadline, lim->stop};
     enc_final f;
@@ -153,6 +155,20 @@ static int replay_variants(const search *s, const objective *sobj,
     return rc;
 }
 
+/* The best estimate, unreplayed: with a time budget, a search whose plan
+ * cannot beat cfg->beat (its estimate, a lower bound of the replay, does
+ * not) spends no replay on it (one of a plan on every GPU of a large pool
+ * can take longer than the whole budget). */
+static int unreplayed(const search *s, const genome *g, enc_final *best, gt_err *e)
+{
+    memset(best, 0, sizeof *best);
+    if (enc_to_plan(s->pr, g, s->cfg->name, s->obj.text, &best->p, e))
+        return -1;
+    best->est = best->sim = g->est;
+    best->value = g->fit;
+    return 0;
+}
+
 /* The best by the simulated objective `sobj` among the elite (sorted by
  * estimate), replayed until the estimates cannot win (enc_pick_final). */
 int ma_pick_final(const search *s, const objective *sobj, enc_final *best, gt_err *e)
@@ -164,6 +180,8 @@ int ma_pick_final(const search *s, const objective *sobj, enc_final *best, gt_er
             cand[n++] = &s->elite[i];
     if (n == 0)
         return gt_fail(e, "no feasible plan found");
+    if (s->o->budget_s > 0 && s->cfg->beat > 0 && !(cand[0]->fit < s->cfg->beat))
+        return unreplayed(s, cand[0], best, e);
     /* replays cost about their ops and flows: bound the sum (the first always) */
     int most = 1;
     for (double work = replay_work(s->pr, cand[0]); most < n; most++) {
@@ -313,15 +331,15 @@ static int plain_degree(void *vctx, const topology *t, const tp_view *v, const p
 
 /* The full planner and its ablations (the registry's rows name them). */
 const memetic_cfg MEMETIC_CFG = {"memetic", {ENC_CUT_DP, false, NULL}, true, false, true,
-                                 NULL, 0};
+                                 NULL, 0, 0, NULL};
 const memetic_cfg MEMETIC_NOLS_CFG = {"memetic-nols", {ENC_CUT_SPEED, false, NULL}, false, false,
-                                      false, NULL, 0};
+                                      false, NULL, 0, 0, NULL};
 const memetic_cfg MEMETIC_ALL_GPUS_CFG = {"memetic-all-gpus", {ENC_CUT_DP, true, NULL}, true,
-                                          false, false, NULL, 0};
+                                          false, false, NULL, 0, 0, NULL};
 const memetic_cfg MEMETIC_UNIFORM_CFG = {"memetic-uniform", {ENC_CUT_UNIFORM, false, NULL}, true,
-                                         false, false, NULL, 0};
+                                         false, false, NULL, 0, 0, NULL};
 const memetic_cfg MEMETIC_PLAINX_CFG = {"memetic-plainx", {ENC_CUT_DP, false, NULL}, true, true,
-                                        false, NULL, 0};
+                                        false, NULL, 0, 0, NULL};
 static const memetic_cfg *const ABLATIONS[] = {&MEMETIC_NOLS_CFG, &MEMETIC_ALL_GPUS_CFG,
                                                 &MEMETIC_UNIFORM_CFG, &MEMETIC_PLAINX_CFG};
 #define NABLATIONS 4
@@ -362,6 +380,8 @@ int ma_ablation_finalists(const topology *t, const job *j, const planner_opts *o
 {
     for (int k = 1; k <= NABLATIONS && !(o->stop && *o->stop); k++) {
         memetic_cfg a = *ABLATIONS[k - 1];
+        a.shared = c->shared; /* the estimates the searches before it made */
+        a.beat = o->budget_s > 0 ? st->objective_value : 0;
         if (!a.enc.all_gpus) { /* the all-GPUs ablation's row has no seed planners */
             a.seed_plans = c->seed_plans;
             a.nseed_plans = c->nseed_plans;
@@ -428,10 +448,16 @@ int memetic_run(const topology *t, const job *j, const planner_opts *o, const me
     planner_opts om = *o;
     if (ma_runs_ablations(cfg, o) && o->budget_s > 0)
         om.budget_s = o->budget_s * MA_MAIN_SHARE;
-    if (search_degrees(t, j, &om, &c, out, st, e))
+    ma_store store; /* one for the run: the ablations' searches meet the full one's genomes */
+    ma_store_init(&store);
+    if (!c.shared) /* a caller's store (tests) outlives the run */
+        c.shared = &store;
+    int rc = search_degrees(t, j, &om, &c, out, st, e);
+    if (!rc && ma_finalists(t, j, o, &c, out, st))
+        rc = gt_fail(e, "out of memory");
+    ma_store_free(&store);
+    if (rc)
         return -1;
-    if (ma_finalists(t, j, o, &c, out, st))
-        return gt_fail(e, "out of memory");
     return out->npipes > 0 ? 0 : gt_fail(e, "no feasible plan found");
 }
 

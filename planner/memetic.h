@@ -42,6 +42,13 @@ typedef struct memetic_cfg {
     const plan *seed_plans; /* other planners' plans to seed from (memetic_run copies
                                them from planner_opts.seeds) */
     int nseed_plans;
+    double beat;           /* with a time budget, the value the search's plan must beat
+                              to matter (an ablation's, inside the full planner): when
+                              no estimate, a lower bound of the replay, beats it, nothing
+                              is replayed (0: none) */
+    struct ma_store *shared; /* estimates and splits shared by the searches of one run
+                                (memetic_cache.h; NULL: memetic_run makes one for the
+                                run, a search outside it keeps its own) */
 } memetic_cfg;
 
 /* The registry entry point: cfg is a memetic_cfg, one of those below (the

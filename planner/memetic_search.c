@@ -1,5 +1,5 @@
 /* memetic_search.c — the memetic planner's search (memetic_search.h):
- * evaluation with the estimate cache, the elite, survival, one child, the
+ * evaluation with the estimate caches (memetic_cache.c), the elite, survival, one child, the
  * generation loop with its stopping rules, the population and its seeds,
  * and the budgets of the phases. */
 #include "memetic_search.h"
@@ -30,52 +30,6 @@ double ma_now_s(void)
 
 
 /* --- evaluation ------------------------------------------------------------------ */
-
-static uint64_t key2(const genome *g)
-{
-    return g->hash2 | 1;
-}
-
-static const cache_entry *cache_find(const eval_cache *c, uint64_t k1, uint64_t k2)
-{
-    if (!c->cap)
-        return NULL;
-    for (size_t i = k1 & (c->cap - 1);; i = (i + 1) & (c->cap - 1)) {
-        if (!c->tab[i].k2)
-            return NULL;
-        if (c->tab[i].k1 == k1 && c->tab[i].k2 == k2)
-            return &c->tab[i];
-    }
-}
-
-static int cache_put(eval_cache *c, const cache_entry *x)
-{
-    if (2 * (c->n + 1) > c->cap) {
-        size_t cap = c->cap ? 2 * c->cap : 4096;
-        cache_entry *t = calloc(cap, sizeof *t);
-        if (!t)
-            return -1;
-        for (size_t i = 0; i < c->cap; i++)
-            if (c->tab[i].k2) {
-                size_t k = c->tab[i].k1 & (cap - 1);
-                while (t[k].k2)
-                    k = (k + 1) & (cap - 1);
-                t[k] = c->tab[i];
-            }
-        free(c->tab);
-        c->tab = t;
-        c->cap = cap;
-    }
-    size_t i = x->k1 & (c->cap - 1);
-    while (c->tab[i].k2) {
-        if (c->tab[i].k1 == x->k1 && c->tab[i].k2 == x->k2)
-            return 0;
-        i = (i + 1) & (c->cap - 1);
-    }
-    c->tab[i] = *x;
-    c->n++;
-    return 0;
-}
 
 static const cache_entry *fresh_find(const kid_ctx *k, uint64_t k1, uint64_t k2)
 {
@@ -128,8 +82,22 @@ static void kid_keep(kid_ctx *k, const genome *g)
     keep_best(k->best, &k->nbest, MA_KID_BEST, g, k->s->pr->N);
 }
 
-/* Decode and estimate, unless the canonical genome was estimated before:
- * then only its split is decoded, by the rule that won (genome.split). */
+/* g as it was decoded when entry c was made: from the split kept with it
+ * (in the kid's fresh pool or the store), else by the rule that won. */
+static int redecode(const kid_ctx *k, const cache_entry *c, bool fresh, const cache_entry *h,
+                    genome *g)
+{
+    const search *s = k->s;
+    if ((fresh && ma_split_restore(&k->fpool, c, g)) || ma_split_restore(&s->store->pool, h, g))
+        return 0;
+    return enc_decode_rule(s->pr, g, (enc_cut_rule)c->split, NULL);
+}
+
+/* Decode and estimate, unless the canonical genome was estimated before, by
+ * this search or by an earlier search of the same run on the same problem
+ * (the store): then its split is restored, or decoded by the rule that won
+ * (genome.split). A genome found only in the store still counts as this
+ * search's evaluation, as it would without the store. */
 void ma_eval_genome(void *vctx, genome *g)
 {
     kid_ctx *k = vctx;
@@ -138,21 +106,39 @@ void ma_eval_genome(void *vctx, genome *g)
     g->fit = INFINITY;
     if (enc_canonical(s->pr, g))
         return;
-    const cache_entry *c = cache_find(&s->cache, g->hash, key2(g));
+    uint64_t k2 = ma_cache_key2(g);
+    const cache_entry *c = ma_cache_find(&s->cache, g->hash, k2), *h;
+    bool fresh = false, mine = c != NULL;
+    if (!c && (c = fresh_find(k, g->hash, k2)) != NULL)
+        fresh = mine = true;
+    h = ma_cache_find(s->slot, g->hash, k2);
     if (!c)
-        c = fresh_find(k, g->hash, key2(g));
-    cache_entry x = {g->hash, key2(g), {0, 0, 0, 0}, 0, 0};
-    if (c) { /* its split is known: decode by that rule alone (no estimate) */
-        if (enc_decode_rule(s->pr, g, (enc_cut_rule)c->split, NULL))
+        c = h;
+    cache_entry x = {g->hash, k2, {0, 0, 0, 0}, 0, 0, 0, -1};
+    if (c) { /* its split is known: no estimate */
+        if (redecode(k, c, fresh, h, g))
             return;
         x = *c;
+        if (!mine) {
+            x.off = -1; /* the store has it */
+            x.reused = 1;
+            fresh_push(k, &x);
+        }
     } else {
         if (enc_decode(s->pr, g, NULL))
             return;
-        x.st = g->est_ok ? 1 : (signed char)enc_estimate(s->pr, g, &x.m);
+        const cache_entry *same = g->est_ok ? NULL : ma_store_same_plan(s->store, s->pr, g);
+        if (same) { /* another cut rule's search estimated this very plan */
+            x.st = same->st;
+            x.m = same->m;
+            x.reused = 1;
+        } else {
+            x.st = g->est_ok ? 1 : (signed char)enc_estimate(s->pr, g, &x.m);
+        }
         if (g->est_ok)
             x.m = g->est;
         x.split = g->split;
+        x.off = ma_split_save(&k->fpool, g);
         fresh_push(k, &x);
     }
     g->status = x.st;
@@ -165,8 +151,8 @@ void ma_eval_genome(void *vctx, genome *g)
 
 static void elite_offer(search *s, const genome *g);
 
-/* After a parallel step: the children's new estimates join the cache in
- * child order and count as evaluations, and the best genomes each child
+/* After a parallel step: the children's new estimates join the cache (and
+ * the store, with their splits) in child order and count as evaluations, and the best genomes each child
  * evaluated are offered to the elite (in child order: deterministic). */
 int ma_merge_fresh(search *s, int n)
 {
@@ -177,11 +163,16 @@ int ma_merge_fresh(search *s, int n)
             elite_offer(s, &k->best[b]);
         k->nbest = 0;
         for (int f = 0; f < k->nfresh; f++) {
-            if (!cache_find(&s->cache, k->fresh[f].k1, k->fresh[f].k2))
+            const cache_entry *x = &k->fresh[f];
+            if (!ma_cache_find(&s->cache, x->k1, x->k2)) {
                 s->evals++;
-            rc |= cache_put(&s->cache, &k->fresh[f]);
+                s->store->reused += x->reused;
+            }
+            rc |= ma_cache_put(&s->cache, x);
+            rc |= ma_store_put(s->store, s->slot, x, &k->fpool);
         }
         k->nfresh = 0;
+        k->fpool.n = 0;
     }
     return rc;
 }
@@ -567,11 +558,13 @@ void ma_search_free(search *s)
             gsl_rng_free(s->rng[i]);
     for (int i = 0; i < s->lambda && s->kc; i++) {
         free(s->kc[i].fresh);
+        free(s->kc[i].fpool.v);
         for (int b = 0; b < MA_KID_BEST; b++)
             genome_free(&s->kc[i].best[b]);
     }
     free(s->kc);
     free(s->cache.tab);
+    ma_store_free(&s->own_store);
     for (int i = 0; i < MA_ELITE && s->elite; i++)
         genome_free(&s->elite[i]);
     free(s->elite);
@@ -611,8 +604,14 @@ int ma_search_init(search *s, const enc_problem *pr, const planner_opts *o,
     s->elite = calloc(MA_ELITE, sizeof *s->elite);
     if (!s->pop || !s->kids || !s->scratch || !s->rng || !s->kc || !s->elite)
         return -1;
-    for (int i = 0; i < s->lambda; i++)
+    /* the store of the run's searches, or the search's own */
+    ma_store_init(&s->own_store);
+    s->store = cfg->shared ? cfg->shared : &s->own_store;
+    s->slot = ma_store_slot_of(s->store, pr);
+    for (int i = 0; i < s->lambda; i++) {
         s->kc[i].s = s;
+        s->kc[i].fpool.limit = MA_STORE_INTS;
+    }
     int bad = 0;
     for (int i = 0; i < s->P; i++)
         bad |= genome_alloc(&s->pop[i], pr->N);

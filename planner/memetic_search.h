@@ -1,6 +1,6 @@
 /* memetic_search.h — what the memetic planner's files share (private to
  * planner/memetic*.c): the search state (population, children, estimate
- * cache, elite, seeds), its parameters, and the steps memetic.c (phases,
+ * cache, elite, seeds; the caches themselves: memetic_cache.h), its parameters, and the steps memetic.c (phases,
  * finalists, the planner) and memetic_islands.c (the island model) call;
  * memetic_search.c owns them (evaluation, elite, survival, children, the
  * loop, the population, budgets). */
@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include "encoding.h"
 #include "memetic.h"
+#include "memetic_cache.h"
 #include "objective.h"
 #include "pareto.h"
 
@@ -32,21 +33,6 @@
 #define MA_MAIN_SHARE 0.4  /* budget mode, objectives time, energy, carbon, cost: the full
                               search's share; the four ablation searches share the rest */
 
-/* Estimates already made, keyed by the canonical genome's two hashes.
- * Only merged into between generations (in child order), so the parallel
- * children read it without locks and the run stays deterministic. */
-typedef struct cache_entry {
-    uint64_t k1, k2;          /* k2 is never 0: 0 marks an empty slot */
-    obj_metrics m;
-    signed char st;           /* 1 feasible, -1 the estimator refused it */
-    signed char split;        /* the cut rule its decoding kept (genome.split) */
-} cache_entry;
-
-typedef struct eval_cache {
-    cache_entry *tab;
-    size_t cap, n;            /* cap: a power of two */
-} eval_cache;
-
 struct search;
 
 /* One child's evaluation context: its new estimates wait here for the merge,
@@ -56,8 +42,9 @@ struct search;
 #define MA_KID_BEST 4
 typedef struct kid_ctx {
     struct search *s;
-    cache_entry *fresh;
+    cache_entry *fresh;             /* off: into fpool */
     int nfresh, capfresh;
+    split_pool fpool;               /* the fresh estimates' splits */
     genome best[MA_KID_BEST];       /* sorted by fit, distinct; allocated with the search */
     int nbest;
 } kid_ctx;
@@ -74,7 +61,10 @@ typedef struct search {
     genome *pop, *kids, *scratch;   /* P, lambda, 2 * lambda */
     gsl_rng **rng;                  /* lambda */
     kid_ctx *kc;                    /* lambda */
-    eval_cache cache;
+    eval_cache cache;               /* what this search estimated (its evaluations) */
+    ma_store *store;                /* cfg->shared, or own_store */
+    eval_cache *slot;               /* store's entries for this problem (NULL: none) */
+    ma_store own_store;
     genome *elite;                  /* MA_ELITE best distinct by estimate, sorted */
     int nelite;
     genome *seeds;                  /* the deterministic seeds, as evaluated (finalists too) */

@@ -108,6 +108,22 @@ EOF
     echo "Memetic planner against its best ablation ($(echo $E4_ABL | sed 's/,/, /g'); objective time, same generations; negative or zero = memetic at least as good):"
     echo
     mdtable "$OUT/E4-summary.csv" "topology|topology|s;best_ablation|best ablation|s;best_ablation_time_s|its time (s)|%.3f;memetic_time_s|memetic (s)|%.3f;vs_best_ablation_pct|memetic vs it (%)|%+.2f"
+    echo "Per topology, the memetic planner's margin against the best baseline and against each ablation (objective time, mean over seeds; change = memetic / other - 1, negative = memetic faster, +0.00 = tie):"
+    echo
+    csvq -v base="$E4_BASE" -v abl="$E4_ABL" '
+        BEGIN { nb = split(base, B, ","); na = split(abl, A, ",") }
+        v("run") == "time" && v("feasible") == 1 { k = v("topology"); if (!(k in ks)) { ks[k] = 1; ko[++nk] = k }
+          t[k, v("planner")] = v("iteration_time_s") + 0 }
+        END { h = "| topology | memetic (s) | best baseline | vs it (%) |"; sp = "|---|---|---|---|"
+              for (i = 1; i <= na; i++) { h = h " vs " A[i] " (%) |"; sp = sp "---|" }
+              print h; print sp
+              for (j = 1; j <= nk; j++) { k = ko[j]; m = ((k, "memetic") in t) ? t[k, "memetic"] : ""
+                bt = ""; for (i = 1; i <= nb; i++) if ((k, B[i]) in t && (bt == "" || t[k, B[i]] < t[k, bt])) bt = B[i]
+                r = "| " k " | " (m == "" ? "-" : sprintf("%.3f", m)) " | " (bt == "" ? "none feasible" : bt) " | " \
+                    ((bt == "" || m == "") ? "-" : sprintf("%+.2f", 100 * (m / t[k, bt] - 1))) " |"
+                for (i = 1; i <= na; i++) r = r " " (((k, A[i]) in t && m != "") ? sprintf("%+.2f", 100 * (m / t[k, A[i]] - 1)) : "-") " |"
+                print r } }' "$OUT/E4.csv"
+    echo
     csvq '{ n++; g = v("vs_best_ablation_pct"); if (g != "") { m++; if (g + 0 <= 1e-9) ok++ } }
         END { printf "The memetic planner is at least as fast as every ablation on %d of %d topologies (it runs their searches inside and keeps the best replay).\n\n", ok, m }' "$OUT/E4-summary.csv"
     echo "All planners (objective time; mean iteration time in s / energy in kJ; min-max over seeds in \`E4.csv\`):"

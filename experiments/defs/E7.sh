@@ -61,6 +61,13 @@ section() {
     fig E7-ablations "Iteration time of each ablation relative to the full memetic planner (min-max over seeds)"
     mdtable "$OUT/E7-ablations.csv" "topology|topology|s;variant|variant|s;feasible|feasible|%d;time_mean_s|mean time (s)|%.3f;time_min_s|min|%.3f;time_max_s|max|%.3f;vs_full_pct|vs full planner (%)|%+.1f"
     csvq '
+        { k = v("topology"); if (!(k in seen)) { seen[k] = 1; ko[++nk] = k }
+          p = v("variant"); vo[k, ++nv[k]] = p; ok[k, p] = v("feasible"); t[k, p] = v("time_mean_s") + 0 }
+        END { for (i = 1; i <= nk; i++) { k = ko[i]; d = ""
+                for (j = 1; j <= nv[k]; j++) { p = vo[k, j]; if (p == "memetic") continue
+                  d = d (d ? ", " : "") p " " ((ok[k, p] == 1 && ok[k, "memetic"] == 1 && t[k, p] > 0) ? sprintf("%+.2f %%", 100 * (t[k, "memetic"] / t[k, p] - 1)) : "(no plan)") }
+                printf "Memetic against each ablation on %s (memetic / ablation - 1, mean time over seeds; negative = memetic faster, +0.00 = tie): %s.\n\n", k, d } }' "$OUT/E7-ablations.csv"
+    csvq '
         v("variant") != "memetic" { n++; x = v("vs_full_pct")
           if (v("feasible") != 1) { inf++; hurt++ }
           else if (x + 0 > 0.05) hurt++
