@@ -1,8 +1,9 @@
 /* test_estimator.c — the estimator against closed forms (docs/models.md, 11):
  * pipeline makespan (m + S - 1)(t_f + t_b) for GPipe and 1F1B on identical
  * GPUs with negligible links, bubble fraction, ring all-reduce time, and the
- * energy identity compute + comm + idle = iteration. */
-#include "testutil.h"
+ * energy identity compute + comm + idle = iteration; the collective's fused
+ * pricing against its emitted flows. */
+#include "est_plans.h"
 
 #include "sim/models/accounting.h"
 #include "sim/models/collective.h"
@@ -172,6 +173,73 @@ static void test_ring_closed_form(void **state)
     }
 }
 
+/* collective_price against the two functions it fuses (collective_estimate_ns
+ * and collective_loads, which walk every emitted flow): on random groups of
+ * est_plans.h's three-site topology (shared WAN links, so steps contend),
+ * one lane per GPU, under each sync kind and sharding, the estimate and
+ * every load agree to the bit. Rings repeat their steps, the parameter
+ * server its gathers, a hierarchical sync has blocks of uneven rings: every
+ * way a step can or cannot repeat the one before. */
+static void test_price_matches_emitted(void **state)
+{
+    (void)state;
+    topology t;
+    gt_err e;
+    if (topo_parse(&t, "est", TOPO, strlen(TOPO), NULL, &e))
+        fail_msg("%s", e.msg);
+    wl_lane lanes[64] = {{0}};
+    for (int i = 0; i < t.ngpus; i++)
+        lanes[i].gpu = i;
+    workload w = {.lanes = lanes, .nlanes = t.ngpus};
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 18);
+    int members[16], repeated = 0;
+    for (int trial = 0; trial < 900; trial++) {
+        sync_kind kind = (sync_kind)(trial % 3);
+        w.shard = kind == SYNC_HIERARCHICAL ? SHARD_NONE : (shard_kind)pick(rng, 0, 4);
+        int n = pick(rng, 1, 16);
+        for (int i = 0; i < n; i++) { /* distinct lanes */
+            int x, dup;
+            do {
+                x = pick(rng, 0, w.nlanes - 1);
+                dup = 0;
+                for (int k = 0; k < i; k++)
+                    dup |= members[k] == x;
+            } while (dup);
+            members[i] = x;
+        }
+        sync_group g = {.nmembers = n, .members = members,
+                        .bytes = 1e6 + 1e9 * gsl_rng_uniform(rng),
+                        .weights = 1e5 + 5e8 * gsl_rng_uniform(rng), .passes = pick(rng, 1, 3)};
+        coll_plan c;
+        assert_int_equal(collective_build(&c, &t, &w, &g, kind, &e), 0);
+        for (int s = 1; s < c.nsteps; s++) {
+            int a = c.step_first[s - 1], b = c.step_first[s], len = c.step_first[s + 1] - b;
+            repeated += len == b - a &&
+                        !memcmp(&c.flows[a], &c.flows[b], sizeof *c.flows * (size_t)len);
+        }
+        coll_load *want, *got;
+        int64_t est;
+        int nw = collective_loads(&c, &t, &w, &want), ng = collective_price(&c, &t, &w, &est, &got);
+        assert_true(nw >= 0);
+        assert_int_equal(ng, nw);
+        assert_true(est == collective_estimate_ns(&c, &t, &w));
+        for (int i = 0; i < nw; i++) {
+            assert_true(want[i].key == got[i].key);
+            assert_int_equal(want[i].flows, got[i].flows);
+            assert_memory_equal(&want[i].cap, &got[i].cap, sizeof got[i].cap);
+            assert_memory_equal(&want[i].bytes, &got[i].bytes, sizeof got[i].bytes);
+            assert_memory_equal(&want[i].min_lat, &got[i].min_lat, sizeof got[i].min_lat);
+        }
+        free(want);
+        free(got);
+        collective_free(&c);
+    }
+    assert_true(repeated > 0); /* the shortcut was taken */
+    gsl_rng_free(rng);
+    topo_free(&t);
+}
+
 /* The shipped example profile was computed from the formula: with it, stage
  * op times equal the formula's to the 0.1 us the file prints per layer. */
 static void test_profile_overrides_formula(void **state)
@@ -222,6 +290,7 @@ int main(void)
         cmocka_unit_test(test_gpipe_makespan),
         cmocka_unit_test(test_1f1b_makespan),
         cmocka_unit_test(test_ring_closed_form),
+        cmocka_unit_test(test_price_matches_emitted),
         cmocka_unit_test(test_profile_overrides_formula),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -148,15 +148,15 @@ static int fill(coll_entry *x, uint64_t h, const topology *t, const workload *w,
         return -1;
     *x = (coll_entry){h, (int)sync, (int)w->shard, sg->nmembers, sg->passes, sg->bytes, sg->weights,
                       malloc(sizeof(int) * (size_t)(sg->nmembers > 0 ? sg->nmembers : 1)),
-                      collective_estimate_ns(&c, t, w), NULL, 0,
+                      0, NULL, 0,
                       malloc(sizeof(double) * (size_t)(c.nflows > 0 ? c.nflows : 1)), 0};
-    x->nloads = collective_loads(&c, t, w, &x->loads);
+    x->nloads = collective_price(&c, t, w, &x->est_ns, &x->loads);
     if (!x->gpus || !x->wan || x->nloads < 0) {
         collective_free(&c);
         entry_free(x);
         return gt_fail(e, "out of memory");
     }
-    if (x->nloads > 0) { /* collective_loads sized it for every flow's resources */
+    if (x->nloads > 0) { /* collective_price sized it for every flow's resources */
         coll_load *l = realloc(x->loads, sizeof *l * (size_t)x->nloads);
         x->loads = l ? l : x->loads;
     }

@@ -1,7 +1,9 @@
 /* collective.c — ring, hierarchical and parameter-server sync (collective.h):
  * each algorithm is written once, as blocks of transfers handed to a sink
  * (collective_emit); the simulator's steps (collective_build) and the
- * planners' per-resource bytes are two sinks of the same blocks. */
+ * planners' per-resource bytes are two sinks of the same blocks. The steps
+ * are priced step by step (collective_estimate_ns, collective_loads) or in
+ * one pass that skips repeated steps (collective_price). */
 #include "sim/models/collective.h"
 
 #include <stdlib.h>
@@ -253,6 +255,15 @@ void collective_free(coll_plan *c)
     memset(c, 0, sizeof *c);
 }
 
+/* One more flow of `bytes` and latency lat on a resource's load. */
+static void load_add(coll_load *l, double bytes, double lat)
+{
+    l->bytes += bytes;
+    l->flows++;
+    if (lat < l->min_lat)
+        l->min_lat = lat;
+}
+
 /* Flows [first, last) of c summed per shared resource into buf (one entry
  * per resource, in order of first use); h maps resources to entries and is
  * left empty. Returns the number of entries. */
@@ -269,14 +280,10 @@ static int merge_loads(const coll_plan *c, int first, int last, const topology *
         for (int i = 0; i < k; i++) {
             bool added;
             int x = res_table_index(h, r[i].key, m, &added);
-            if (added) {
+            if (added)
                 buf[m++] = (coll_load){r[i].key, r[i].cap, fl->bytes, lat, 1};
-            } else {
-                buf[x].bytes += fl->bytes;
-                buf[x].flows++;
-                if (lat < buf[x].min_lat)
-                    buf[x].min_lat = lat;
-            }
+            else
+                load_add(&buf[x], fl->bytes, lat);
         }
     }
     res_table_clear(h);
@@ -360,4 +367,137 @@ int64_t collective_estimate_ns(const coll_plan *c, const topology *t, const work
         res_table_free(&h);
     free(buf);
     return total;
+}
+
+/* --- estimate and loads in one pass (collective_price) ----------------------- */
+
+/* Whether step s carries the same flows, bit for bit, as step s - 1 (a
+ * ring's steps all do; a parameter server's two all-gather rounds do):
+ * then it costs the same and adds the same bytes in the same order. */
+static int same_as_previous(const coll_plan *c, int s)
+{
+    if (s == 0)
+        return 0;
+    int a = c->step_first[s - 1], b = c->step_first[s], n = c->step_first[s + 1] - b;
+    return n == b - a && !memcmp(&c->flows[a], &c->flows[b], sizeof *c->flows * (size_t)n);
+}
+
+typedef struct price_work {
+    res_table h;          /* resource key -> index in out */
+    int *res, *nres;      /* per flow of the open step: its resources' indices, how many */
+    int *stamp, *touched; /* per resource: last step that used it; this step's resources */
+    coll_load *step;      /* per resource: this step's bytes, flows, least latency */
+} price_work;
+
+static void price_work_free(price_work *p)
+{
+    res_table_free(&p->h);
+    free(p->res);
+    free(p->nres);
+    free(p->stamp);
+    free(p->touched);
+    free(p->step);
+}
+
+static int price_work_init(price_work *p, int nflows, int maxstep)
+{
+    int nres = PATH_MAX_RES * nflows + 1;
+    memset(p, 0, sizeof *p);
+    p->res = malloc(sizeof *p->res * (size_t)(PATH_MAX_RES * maxstep + 1));
+    p->nres = malloc(sizeof *p->nres * (size_t)(maxstep + 1));
+    p->stamp = malloc(sizeof *p->stamp * (size_t)nres);
+    p->touched = malloc(sizeof *p->touched * (size_t)nres);
+    p->step = malloc(sizeof *p->step * (size_t)nres);
+    if (res_table_init(&p->h, nres) || !p->res || !p->nres || !p->stamp || !p->touched ||
+        !p->step) {
+        price_work_free(p);
+        return -1;
+    }
+    return 0;
+}
+
+/* A step not seen just before: each flow's lone time, its bytes added to
+ * the whole collective's loads (out, m entries so far, as merge_loads adds
+ * them) and to the step's own (as step_load_bound merges them). Returns
+ * the step's duration; *m grows by the new resources. */
+static int64_t price_new_step(const coll_plan *c, int s, const topology *t, const workload *w,
+                              price_work *p, coll_load *out, int *m)
+{
+    int64_t worst = 0;
+    int ntouched = 0;
+    for (int f = c->step_first[s], j = 0; f < c->step_first[s + 1]; f++, j++) {
+        const coll_flow *fl = &c->flows[f];
+        int a = w->lanes[fl->src_lane].gpu, b = w->lanes[fl->dst_lane].gpu;
+        double lat, rate;
+        path_lone(t, a, b, &lat, &rate);
+        int64_t d = cost_transfer_ns(fl->bytes, lat, rate);
+        worst = d > worst ? d : worst;
+        path_res r[PATH_MAX_RES];
+        int k = path_resources(t, a, b, r);
+        p->nres[j] = k;
+        for (int i = 0; i < k; i++) {
+            bool added;
+            int x = res_table_index(&p->h, r[i].key, *m, &added);
+            if (added)
+                out[(*m)++] = (coll_load){r[i].key, r[i].cap, fl->bytes, lat, 1};
+            else
+                load_add(&out[x], fl->bytes, lat);
+            p->res[PATH_MAX_RES * j + i] = x;
+            if (added || p->stamp[x] != s) {
+                p->stamp[x] = s;
+                p->touched[ntouched++] = x;
+                p->step[x] = (coll_load){r[i].key, r[i].cap, fl->bytes, lat, 1};
+            } else {
+                load_add(&p->step[x], fl->bytes, lat);
+            }
+        }
+    }
+    for (int i = 0; i < ntouched; i++) {
+        const coll_load *l = &p->step[p->touched[i]];
+        if (l->flows > 1) {
+            int64_t d = load_floor_ns(l->min_lat, l->bytes, l->cap, l->flows);
+            worst = d > worst ? d : worst;
+        }
+    }
+    return worst;
+}
+
+/* A step equal to the one before: its bytes added again, in the same order
+ * (the latencies are the same, so the least ones stay). */
+static void price_repeat_step(const coll_plan *c, int s, const price_work *p, coll_load *out)
+{
+    for (int f = c->step_first[s], j = 0; f < c->step_first[s + 1]; f++, j++)
+        for (int i = 0; i < p->nres[j]; i++) {
+            coll_load *l = &out[p->res[PATH_MAX_RES * j + i]];
+            load_add(l, c->flows[f].bytes, l->min_lat);
+        }
+}
+
+int collective_price(const coll_plan *c, const topology *t, const workload *w, int64_t *est_ns,
+                     coll_load **out)
+{
+    int maxstep = 0;
+    for (int s = 0; s < c->nsteps; s++) {
+        int k = c->step_first[s + 1] - c->step_first[s];
+        maxstep = k > maxstep ? k : maxstep;
+    }
+    price_work p;
+    *out = malloc(sizeof **out * (size_t)(PATH_MAX_RES * c->nflows + 1));
+    if (!*out || price_work_init(&p, c->nflows, maxstep)) {
+        free(*out);
+        *out = NULL;
+        return -1;
+    }
+    int64_t total = 0, worst = 0;
+    int m = 0;
+    for (int s = 0; s < c->nsteps; s++) {
+        if (same_as_previous(c, s))
+            price_repeat_step(c, s, &p, *out);
+        else
+            worst = price_new_step(c, s, t, w, &p, *out, &m);
+        total = t_add(total, worst);
+    }
+    price_work_free(&p);
+    *est_ns = total;
+    return m;
 }

@@ -91,5 +91,13 @@ int collective_loads(const coll_plan *c, const topology *t, const workload *w, c
 int64_t load_floor_ns(double min_lat, double bytes, double cap, long flows);
 /* Contention-free duration: sum over steps of the slowest lone flow. */
 int64_t collective_estimate_ns(const coll_plan *c, const topology *t, const workload *w);
+/* Both of the above in one pass, the same to the bit: the estimate in
+ * *est_ns and the loads (as collective_loads) in a malloc'd *out; returns
+ * their count, or -1 when out of memory. Prices a step that repeats the
+ * one before (a ring's, a parameter server's repeated round) without
+ * walking its paths again. The estimator's collective cache fills with it;
+ * the op path keeps the two separate functions, its oracle. */
+int collective_price(const coll_plan *c, const topology *t, const workload *w, int64_t *est_ns,
+                     coll_load **out);
 
 #endif
