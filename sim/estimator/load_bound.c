@@ -295,6 +295,63 @@ static void lane_tails(const workload *w, int64_t *tail)
     }
 }
 
+int64_t lane_drain_ns(int64_t xfer_ns, int64_t next_work, int64_t next_drain)
+{
+    return t_add(xfer_ns, t_add(next_work, next_drain));
+}
+
+/* Turns tail[] (lane work + optimizer, lane_tails) into lane work + the
+ * lane's drain: the longest chain, through the lone transfers out of each
+ * lane's last op, of work that must still follow that op. Every link of the
+ * chain is a lower bound of the replay's (an op starts after its input has
+ * arrived, a transfer takes at least its lone time, a lane's last op is
+ * followed by its optimizer step), so the sum is too. Lanes form a DAG
+ * through last ops (a cycle would make an op wait on itself), so relaxing
+ * the few (last op -> consumer) edges at most nlanes + 1 times settles it. */
+static int lane_drains(const workload *w, const timing *tm, int64_t *tail, lb_work *lw)
+{
+    int nl = w->nlanes;
+    if (gt_grow(&lw->drain, &lw->cap_drain, (size_t)nl, sizeof *lw->drain) ||
+        gt_grow(&lw->last, &lw->cap_last, (size_t)nl, sizeof *lw->last))
+        return -1;
+    int64_t *drain = lw->drain;
+    int *last = lw->last;
+    for (int l = 0; l < nl; l++) {
+        last[l] = -1;
+        for (int id = w->lanes[l].first_op; id >= 0; id = w->ops[id].next_on_lane)
+            last[l] = id;
+        drain[l] = w->lanes[l].opt_ns;
+    }
+    int nf = 0;
+    for (int i = 0; i < w->nops; i++) {
+        int p = w->ops[i].input;
+        if (p >= 0 && w->ops[p].lane != w->ops[i].lane && last[w->ops[p].lane] == p) {
+            if (gt_grow(&lw->feed, &lw->cap_feed, (size_t)nf + 1, sizeof *lw->feed))
+                return -1;
+            lw->feed[nf++] = i;
+        }
+    }
+    for (int pass = 0, changed = 1; changed && pass <= nl; pass++) {
+        changed = 0;
+        for (int f = 0; f < nf; f++) {
+            const wl_op *c = &w->ops[lw->feed[f]];
+            int from = w->ops[c->input].lane;
+            int64_t d = lane_drain_ns(tm->ops[lw->feed[f]].arrival - tm->ops[lw->feed[f]].xfer_start,
+                                      tail[lw->feed[f]] - w->lanes[c->lane].opt_ns,
+                                      drain[c->lane]);
+            if (d > drain[from]) {
+                drain[from] = d;
+                changed = 1;
+            }
+        }
+    }
+    for (int i = 0; i < w->nops; i++) {
+        int l = w->ops[i].lane;
+        tail[i] = t_add(tail[i] - w->lanes[l].opt_ns, drain[l]);
+    }
+    return 0;
+}
+
 static int by_key_then_start(const void *a, const void *b)
 {
     const stream_load *x = a, *y = b;
@@ -354,6 +411,9 @@ void lb_work_free(lb_work *lw)
     free(lw->dense);
     free(lw->tail);
     free(lw->slot);
+    free(lw->drain);
+    free(lw->last);
+    free(lw->feed);
     res_table_free(&lw->h);
     *lw = (lb_work){0};
 }
@@ -453,6 +513,8 @@ int transfer_load_bound(const topology *t, const workload *w, timing *tm, lb_wor
         return -1;
     int64_t *tail = lw->tail;
     lane_tails(w, tail);
+    if (lane_drains(w, tm, tail, lw))
+        return -1;
     for (int i = 0; i < 4 * w->nlanes; i++)
         lw->slot[i] = -1;
     stream_set ss = {lw, 0, n, 0};
