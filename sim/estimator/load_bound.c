@@ -352,6 +352,41 @@ static int lane_drains(const workload *w, const timing *tm, int64_t *tail, lb_wo
     return 0;
 }
 
+/* Raises tail[i] (lane work + drain) to the chain through op i's consumer on
+ * another lane: op i, the lone transfer, then the consumer's own tail (a
+ * stage's forward feeds the next stage's, whose lane may have more left to
+ * do than this one's). Each consumer's tail is settled before its
+ * producer's: a walk down the consumers to a settled op (or one with none),
+ * then back up (memo: -1 while unsettled, 1 once settled). */
+static int lane_chains(const workload *w, const timing *tm, int64_t *tail, lb_work *lw)
+{
+    int n = w->nops;
+    if (gt_grow(&lw->feed, &lw->cap_feed, 2 * (size_t)n, sizeof *lw->feed))
+        return -1;
+    int *settled = lw->feed, *stack = lw->feed + n;
+    for (int i = 0; i < n; i++)
+        settled[i] = 0;
+    for (int i = 0; i < n; i++) {
+        int top = 0;
+        for (int j = i; j >= 0 && !settled[j]; ) {
+            stack[top++] = j;
+            settled[j] = -1;
+            int c = w->ops[j].consumer;
+            j = c >= 0 && w->ops[c].lane != w->ops[j].lane ? c : -1;
+        }
+        while (top > 0) {
+            int j = stack[--top], c = w->ops[j].consumer;
+            if (c >= 0 && w->ops[c].lane != w->ops[j].lane) {
+                int64_t v = t_add(w->ops[j].dur_ns,
+                                  t_add(tm->ops[c].arrival - tm->ops[c].xfer_start, tail[c]));
+                tail[j] = v > tail[j] ? v : tail[j];
+            }
+            settled[j] = 1;
+        }
+    }
+    return 0;
+}
+
 static int by_key_then_start(const void *a, const void *b)
 {
     const stream_load *x = a, *y = b;
@@ -513,7 +548,7 @@ int transfer_load_bound(const topology *t, const workload *w, timing *tm, lb_wor
         return -1;
     int64_t *tail = lw->tail;
     lane_tails(w, tail);
-    if (lane_drains(w, tm, tail, lw))
+    if (lane_drains(w, tm, tail, lw) || lane_chains(w, tm, tail, lw))
         return -1;
     for (int i = 0; i < 4 * w->nlanes; i++)
         lw->slot[i] = -1;

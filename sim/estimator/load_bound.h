@@ -14,7 +14,10 @@
  *                   still runs every op left on its GPU, and then its lane's
  *                   drain: the optimizer, or the chain of lone transfers and
  *                   last ops its last op feeds (GPipe's and 1F1B's last
- *                   backward runs on through every earlier stage), if longer
+ *                   backward runs on through every earlier stage), if longer;
+ *                   or, if longer still, the chain through the stages after
+ *                   it (its op's output goes on to the next stage, whose lane
+ *                   may have more left to run)
  * Each term is rounded so that no replay can be below it (load_floor_ns,
  * collective.h): the least latency as the replay rounds it, the bytes
  * rounded up after half a ns per flow (the replay's rounding of each
@@ -69,7 +72,8 @@ typedef struct lb_work {
     size_t cap_drain;
     int *last;             /* per lane: its last op */
     size_t cap_last;
-    int *feed;             /* ops whose input is a lane's last op */
+    int *feed;             /* ops whose input is a lane's last op; then the chains' marks
+                            * and walk */
     size_t cap_feed;
     res_table h;
     int cap_h;
@@ -90,7 +94,8 @@ typedef struct xfer_stream {
     int64_t first_start;   /* earliest transfer start */
     int64_t min_tail;      /* least time left once such a transfer's op may start: the work
                             * left on dst's lane (its op and the ops after it) plus the
-                            * lane's drain (lane_drain_ns) */
+                            * lane's drain (lane_drain_ns), or for forwards the chain
+                            * through the later stages when longer */
 } xfer_stream;
 
 /* One candidate for a lane's drain (the least time from its last op's end to

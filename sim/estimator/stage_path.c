@@ -36,6 +36,7 @@ struct sp_stage {
     int wan[2];           /* ... that crosses sites */
     int64_t total;        /* optimizer + every op of the lane: tail of its first op */
     int64_t opt, drain;   /* optimizer step; least time from the lane's end to the iteration's */
+    int64_t fchain;       /* least tail of the forward stream in (stage_chains) */
     /* state */
     int64_t end[2];       /* latest forward / backward end */
     int64_t lane_end, done, comm;
@@ -301,7 +302,7 @@ static void add_stream(stage_path *sp, const sp_stage *s, int kind, int src, int
         return;
     sp->streams[sp->nstreams++] =
         (xfer_stream){src, dst, s->nx[kind] * sp->act, s->nx[kind], s->first[kind],
-                      t_add(s->min_tail[kind] - s->opt, s->drain)};
+                      kind == F ? s->fchain : t_add(s->min_tail[kind] - s->opt, s->drain)};
 }
 
 /* Each stage's drain (load_bound.h): stage k's last op, its last backward,
@@ -315,6 +316,23 @@ static void stage_drains(sp_stage *st, int S)
         int64_t d = lane_drain_ns(st[k - 1].xfer[B] ? st[k - 1].xin_ns[B] : 0, st[k - 1].dur[B],
                                   st[k - 1].drain);
         st[k].drain = d > st[k].drain ? d : st[k].drain;
+    }
+}
+
+/* The forward stream into stage k: its least tail is its last transfer's
+ * (every term below shrinks along the lane), where the op path's chain
+ * (lane_chains, load_bound.c) reads: stage k's work left plus its drain, or
+ * its last forward, the lone transfer on and the next stage's chain. */
+static void stage_chains(sp_stage *st, int S)
+{
+    for (int k = S - 1; k >= 0; k--) {
+        sp_stage *s = &st[k];
+        s->fchain = t_add(s->min_tail[F] - s->opt, s->drain);
+        if (k + 1 < S && st[k + 1].nx[F]) {
+            int64_t c = t_add(s->dur[F], t_add(st[k + 1].xfer[F] ? st[k + 1].xin_ns[F] : 0,
+                                               st[k + 1].fchain));
+            s->fchain = c > s->fchain ? c : s->fchain;
+        }
     }
 }
 
@@ -383,6 +401,7 @@ int stage_path_run(stage_path *sp, const plan *p, const workload *w, timing *tm)
             for (int f = 0; f < w->accumulation; f++)
                 (p->schedule == SCHED_GPIPE ? flush_gpipe : flush_1f1b)(&ph, m);
         stage_drains(st, S);
+        stage_chains(st, S);
         for (int k = 0; k < S; k++) {
             const sp_stage *s = &st[k];
             int l = lane0 + k;
