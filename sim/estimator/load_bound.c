@@ -295,6 +295,98 @@ static void lane_tails(const workload *w, int64_t *tail)
     }
 }
 
+int64_t lane_drain_ns(int64_t xfer_ns, int64_t next_work, int64_t next_drain)
+{
+    return t_add(xfer_ns, t_add(next_work, next_drain));
+}
+
+/* Turns tail[] (lane work + optimizer, lane_tails) into lane work + the
+ * lane's drain: the longest chain, through the lone transfers out of each
+ * lane's last op, of work that must still follow that op. Every link of the
+ * chain is a lower bound of the replay's (an op starts after its input has
+ * arrived, a transfer takes at least its lone time, a lane's last op is
+ * followed by its optimizer step), so the sum is too. Lanes form a DAG
+ * through last ops (a cycle would make an op wait on itself), so relaxing
+ * the few (last op -> consumer) edges at most nlanes + 1 times settles it. */
+static int lane_drains(const workload *w, const timing *tm, int64_t *tail, lb_work *lw)
+{
+    int nl = w->nlanes;
+    if (gt_grow(&lw->drain, &lw->cap_drain, (size_t)nl, sizeof *lw->drain) ||
+        gt_grow(&lw->last, &lw->cap_last, (size_t)nl, sizeof *lw->last))
+        return -1;
+    int64_t *drain = lw->drain;
+    int *last = lw->last;
+    for (int l = 0; l < nl; l++) {
+        last[l] = -1;
+        for (int id = w->lanes[l].first_op; id >= 0; id = w->ops[id].next_on_lane)
+            last[l] = id;
+        drain[l] = w->lanes[l].opt_ns;
+    }
+    int nf = 0;
+    for (int i = 0; i < w->nops; i++) {
+        int p = w->ops[i].input;
+        if (p >= 0 && w->ops[p].lane != w->ops[i].lane && last[w->ops[p].lane] == p) {
+            if (gt_grow(&lw->feed, &lw->cap_feed, (size_t)nf + 1, sizeof *lw->feed))
+                return -1;
+            lw->feed[nf++] = i;
+        }
+    }
+    for (int pass = 0, changed = 1; changed && pass <= nl; pass++) {
+        changed = 0;
+        for (int f = 0; f < nf; f++) {
+            const wl_op *c = &w->ops[lw->feed[f]];
+            int from = w->ops[c->input].lane;
+            int64_t d = lane_drain_ns(tm->ops[lw->feed[f]].arrival - tm->ops[lw->feed[f]].xfer_start,
+                                      tail[lw->feed[f]] - w->lanes[c->lane].opt_ns,
+                                      drain[c->lane]);
+            if (d > drain[from]) {
+                drain[from] = d;
+                changed = 1;
+            }
+        }
+    }
+    for (int i = 0; i < w->nops; i++) {
+        int l = w->ops[i].lane;
+        tail[i] = t_add(tail[i] - w->lanes[l].opt_ns, drain[l]);
+    }
+    return 0;
+}
+
+/* Raises tail[i] (lane work + drain) to the chain through op i's consumer on
+ * another lane: op i, the lone transfer, then the consumer's own tail (a
+ * stage's forward feeds the next stage's, whose lane may have more left to
+ * do than this one's). Each consumer's tail is settled before its
+ * producer's: a walk down the consumers to a settled op (or one with none),
+ * then back up (memo: -1 while unsettled, 1 once settled). */
+static int lane_chains(const workload *w, const timing *tm, int64_t *tail, lb_work *lw)
+{
+    int n = w->nops;
+    if (gt_grow(&lw->feed, &lw->cap_feed, 2 * (size_t)n, sizeof *lw->feed))
+        return -1;
+    int *settled = lw->feed, *stack = lw->feed + n;
+    for (int i = 0; i < n; i++)
+        settled[i] = 0;
+    for (int i = 0; i < n; i++) {
+        int top = 0;
+        for (int j = i; j >= 0 && !settled[j]; ) {
+            stack[top++] = j;
+            settled[j] = -1;
+            int c = w->ops[j].consumer;
+            j = c >= 0 && w->ops[c].lane != w->ops[j].lane ? c : -1;
+        }
+        while (top > 0) {
+            int j = stack[--top], c = w->ops[j].consumer;
+            if (c >= 0 && w->ops[c].lane != w->ops[j].lane) {
+                int64_t v = t_add(w->ops[j].dur_ns,
+                                  t_add(tm->ops[c].arrival - tm->ops[c].xfer_start, tail[c]));
+                tail[j] = v > tail[j] ? v : tail[j];
+            }
+            settled[j] = 1;
+        }
+    }
+    return 0;
+}
+
 static int by_key_then_start(const void *a, const void *b)
 {
     const stream_load *x = a, *y = b;
@@ -354,6 +446,9 @@ void lb_work_free(lb_work *lw)
     free(lw->dense);
     free(lw->tail);
     free(lw->slot);
+    free(lw->drain);
+    free(lw->last);
+    free(lw->feed);
     res_table_free(&lw->h);
     *lw = (lb_work){0};
 }
@@ -453,6 +548,8 @@ int transfer_load_bound(const topology *t, const workload *w, timing *tm, lb_wor
         return -1;
     int64_t *tail = lw->tail;
     lane_tails(w, tail);
+    if (lane_drains(w, tm, tail, lw) || lane_chains(w, tm, tail, lw))
+        return -1;
     for (int i = 0; i < 4 * w->nlanes; i++)
         lw->slot[i] = -1;
     stream_set ss = {lw, 0, n, 0};

@@ -11,7 +11,13 @@
  *   transfers       the activation/gradient transfers over a resource cannot
  *                   all finish before the earliest of them starts + their
  *                   bytes / capacity; after the last of them, its consumer
- *                   still runs every op left on its GPU and the optimizer
+ *                   still runs every op left on its GPU, and then its lane's
+ *                   drain: the optimizer, or the chain of lone transfers and
+ *                   last ops its last op feeds (GPipe's and 1F1B's last
+ *                   backward runs on through every earlier stage), if longer;
+ *                   or, if longer still, the chain through the stages after
+ *                   it (its op's output goes on to the next stage, whose lane
+ *                   may have more left to run)
  * Each term is rounded so that no replay can be below it (load_floor_ns,
  * collective.h): the least latency as the replay rounds it, the bytes
  * rounded up after half a ns per flow (the replay's rounding of each
@@ -62,6 +68,13 @@ typedef struct lb_work {
     size_t cap_tail;
     int *slot;
     size_t cap_slot;
+    int64_t *drain;        /* per lane: least time from its last op's end to the iteration end */
+    size_t cap_drain;
+    int *last;             /* per lane: its last op */
+    size_t cap_last;
+    int *feed;             /* ops whose input is a lane's last op; then the chains' marks
+                            * and walk */
+    size_t cap_feed;
     res_table h;
     int cap_h;
 } lb_work;
@@ -79,9 +92,21 @@ typedef struct xfer_stream {
     double bytes;          /* all of them */
     long count;            /* how many */
     int64_t first_start;   /* earliest transfer start */
-    int64_t min_tail;      /* least work left on dst's GPU (its op, the ops after it on
-                            * its lane and the optimizer) once such a transfer's op may start */
+    int64_t min_tail;      /* least time left once such a transfer's op may start: the work
+                            * left on dst's lane (its op and the ops after it) plus the
+                            * lane's drain (lane_drain_ns), or for forwards the chain
+                            * through the later stages when longer */
 } xfer_stream;
+
+/* One candidate for a lane's drain (the least time from its last op's end to
+ * the iteration end): its last op's output reaches a consumer after a lone
+ * transfer of xfer_ns (the replay's can only be slower), the consumer's lane
+ * still has next_work to run from that op on (inclusive), then its own
+ * drain next_drain. A lane's drain is the largest of its optimizer step and
+ * these candidates. The per-stage path chains them stage by stage (a
+ * stage's last backward feeds the previous stage's last backward); the op
+ * path finds the same from the ops. */
+int64_t lane_drain_ns(int64_t xfer_ns, int64_t next_work, int64_t next_drain);
 
 /* transfer_load_bound from streams given directly (one per lane pair). */
 int transfer_streams_bound(const topology *t, const workload *w, const xfer_stream *s, int n,

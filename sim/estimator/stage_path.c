@@ -35,6 +35,8 @@ struct sp_stage {
     int xfer[2];          /* ... carried over a link (bytes > 0) */
     int wan[2];           /* ... that crosses sites */
     int64_t total;        /* optimizer + every op of the lane: tail of its first op */
+    int64_t opt, drain;   /* optimizer step; least time from the lane's end to the iteration's */
+    int64_t fchain;       /* least tail of the forward stream in (stage_chains) */
     /* state */
     int64_t end[2];       /* latest forward / backward end */
     int64_t lane_end, done, comm;
@@ -292,12 +294,46 @@ static void flush_gpipe(phase *ph, int m)
     }
 }
 
+/* A stream's least tail counts the consumer's drain instead of its optimizer
+ * (as lane_drains does on the op path). */
 static void add_stream(stage_path *sp, const sp_stage *s, int kind, int src, int dst)
 {
     if (!s->nx[kind])
         return;
-    sp->streams[sp->nstreams++] = (xfer_stream){src, dst, s->nx[kind] * sp->act, s->nx[kind],
-                                                s->first[kind], s->min_tail[kind]};
+    sp->streams[sp->nstreams++] =
+        (xfer_stream){src, dst, s->nx[kind] * sp->act, s->nx[kind], s->first[kind],
+                      kind == F ? s->fchain : t_add(s->min_tail[kind] - s->opt, s->drain)};
+}
+
+/* Each stage's drain (load_bound.h): stage k's last op, its last backward,
+ * feeds stage k-1's last backward; stage 0's ends the chain. */
+static void stage_drains(sp_stage *st, int S)
+{
+    for (int k = 0; k < S; k++) {
+        st[k].drain = st[k].opt;
+        if (k == 0 || !st[k - 1].has_in[B])
+            continue;
+        int64_t d = lane_drain_ns(st[k - 1].xfer[B] ? st[k - 1].xin_ns[B] : 0, st[k - 1].dur[B],
+                                  st[k - 1].drain);
+        st[k].drain = d > st[k].drain ? d : st[k].drain;
+    }
+}
+
+/* The forward stream into stage k: its least tail is its last transfer's
+ * (every term below shrinks along the lane), where the op path's chain
+ * (lane_chains, load_bound.c) reads: stage k's work left plus its drain, or
+ * its last forward, the lone transfer on and the next stage's chain. */
+static void stage_chains(sp_stage *st, int S)
+{
+    for (int k = S - 1; k >= 0; k--) {
+        sp_stage *s = &st[k];
+        s->fchain = t_add(s->min_tail[F] - s->opt, s->drain);
+        if (k + 1 < S && st[k + 1].nx[F]) {
+            int64_t c = t_add(s->dur[F], t_add(st[k + 1].xfer[F] ? st[k + 1].xin_ns[F] : 0,
+                                               st[k + 1].fchain));
+            s->fchain = c > s->fchain ? c : s->fchain;
+        }
+    }
 }
 
 /* Do two pipelines' stages run the same recurrence (durations, transfers,
@@ -353,7 +389,8 @@ int stage_path_run(stage_path *sp, const plan *p, const workload *w, timing *tm)
         sp_stage *st = &sp->st[lane0];
         for (int k = 0; k < S; k++) {
             sp_stage *s = &st[k];
-            s->total = w->lanes[lane0 + k].opt_ns +
+            s->opt = w->lanes[lane0 + k].opt_ns;
+            s->total = s->opt +
                        (int64_t)m * w->accumulation * (s->dur[F] + s->dur[B]);
             s->end[F] = s->end[B] = s->lane_end = s->done = s->comm = 0;
             s->nx[F] = s->nx[B] = 0;
@@ -363,6 +400,8 @@ int stage_path_run(stage_path *sp, const plan *p, const workload *w, timing *tm)
         if (!reuse_earlier(sp, p, pi, lane0))
             for (int f = 0; f < w->accumulation; f++)
                 (p->schedule == SCHED_GPIPE ? flush_gpipe : flush_1f1b)(&ph, m);
+        stage_drains(st, S);
+        stage_chains(st, S);
         for (int k = 0; k < S; k++) {
             const sp_stage *s = &st[k];
             int l = lane0 + k;
