@@ -34,7 +34,11 @@ else
     E2_INST="4:1 4:2 4:3 4:4 6:1 6:2 6:3 6:4 6:5 6:6 8:1 8:2 8:3 8:4 8:5 8:6 12:1:b 12:2:b 14:1:b 16:1:b"
     E2_SEEDS="1 2 3 4 5 6 7 8 9 10"; E2_ENERGY=6
 fi
+# two steps per instance (exact, memetic), one more (exact, energy) on the energy instances
 STEPS=$(( $(echo $E2_INST | wc -w) * 2 ))
+for inst in $E2_INST; do
+    case $inst in "$E2_ENERGY":*:b) ;; "$E2_ENERGY":*) STEPS=$((STEPS + 1)) ;; esac
+done
 
 # e2_obj PLAN.json -> objective value (null when the plan file is absent);
 # e2_est PLAN.json time|energy -> the estimator's value of the plan
