@@ -15,19 +15,27 @@
 
 #define GIB 1073741824.0
 
-/* j with its attention resolved for stage s (attn_choice.h): a stage runs
- * the fused kernel only when every one of its GPUs can (a tensor-parallel
- * group runs one kernel). t == NULL: left as it is. */
-static const job *stage_job(const topology *t, const job *j, const plan_stage *s, job *buf)
+/* The attention kernel stage s runs (attn_choice.h): fused only when every
+ * one of its GPUs can (a tensor-parallel group runs one kernel). t == NULL
+ * or a forced kernel: j's own. */
+static attn_choice stage_attention(const topology *t, const job *j, const plan_stage *s)
 {
     if (!t || j->attention != ATTN_AUTO)
-        return j;
+        return j->attention;
     int fused = 1;
     for (int x = 0; x < s->ngpus; x++)
         if (s->gpus[x] >= 0 && s->gpus[x] < t->ngpus)
             fused &= attn_fused_on(j, topo_gpu_type(t, s->gpus[x]));
+    return fused ? ATTN_FUSED : ATTN_UNFUSED;
+}
+
+/* j with its attention resolved for stage s (stage_attention). */
+static const job *stage_job(const topology *t, const job *j, const plan_stage *s, job *buf)
+{
+    if (!t || j->attention != ATTN_AUTO)
+        return j;
     *buf = *j;
-    buf->attention = fused ? ATTN_FUSED : ATTN_UNFUSED;
+    buf->attention = stage_attention(t, j, s);
     return buf;
 }
 
@@ -98,8 +106,7 @@ static double memo_stage_bytes(stage_mem_slot *memo, size_t mask, const plan *p,
                                const topology *t, const job *j, int pi, int k, int in_flight)
 {
     const plan_stage *s = &p->pipes[pi].stages[k];
-    job jb;
-    int att = (int)stage_job(t, j, s, &jb)->attention;
+    int att = (int)stage_attention(t, j, s);
     uint64_t h = (uint64_t)(unsigned)s->first * 0x9e3779b97f4a7c15u ^
                  (uint64_t)(unsigned)s->last * 0xc2b2ae3d27d4eb4fu ^
                  (uint64_t)(unsigned)s->ngpus * 0x165667b19e3779f9u ^
