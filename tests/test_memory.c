@@ -11,6 +11,9 @@
  *     10 % and the held-out error follows from it;
  *   - bad rows fail with file:line:column and the column's name;
  *   - the shipped memory rows and external iteration-time rows all replay;
+ *   - the plan check's per-GPU memory (each distinct stage priced once) equals
+ *     plan_gpu_memory's stage-by-stage sum exactly, also for a second plan
+ *     checked into the same reused buffers;
  *   - `geotrain validate` puts the same memory report in its JSON, refuses a
  *     bad memory file with file:line:column and --external with --runs. */
 #include "testutil.h"
@@ -20,6 +23,7 @@
 
 #include "sim/models/cost.h"
 #include "sim/models/memory.h"
+#include "sim/models/plan_check.h"
 #include "sim/validation/validate.h"
 #include "sim/validation/validate_memory.h"
 #include "sim/validation/validate_report.h"
@@ -308,6 +312,57 @@ static void test_shipped_rows_replay(void **state)
 
 /* The command: its JSON "memory" section is mem_run's report of the shipped
  * rows (same rows, same fitted reserve); bad input is an input error. */
+/* Every GPU of a 64-GPU plan (8 pipelines repeating their stages): the
+ * check's figures against plan_gpu_memory, which prices every stage of
+ * every pipeline afresh; then a layer moved in one pipeline only, checked
+ * into the same buffers, so a figure kept from the first plan would show. */
+static void expect_check_memory(const plan *p, const topology *t, const job *j,
+                                plan_check_buf *b)
+{
+    gt_err e;
+    if (plan_check_into(p, t, j, b, &e))
+        fail_msg("%s", e.msg);
+    double *all = NULL;
+    assert_int_equal(plan_memory_all(p, t, j, t->ngpus, &all), 0);
+    for (int g = 0; g < t->ngpus; g++) {
+        double one = plan_gpu_memory(p, t, j, g);
+        assert_true(one > 0);
+        assert_true(b->mem[g] == one);
+        assert_true(all[g] == one);
+    }
+    free(all);
+}
+
+static void test_check_memory_per_gpu(void **state)
+{
+    (void)state;
+    topology t;
+    model_spec m;
+    plan p;
+    gt_err e;
+    assert_int_equal(topo_load(&t, "topologies/yuan2022/case5.json", NULL, &e), 0);
+    assert_int_equal(model_resolve("gpt3-xl", &m, &e), 0);
+    assert_int_equal(plan_load(&p, "topologies/plans/case5-rank-order.plan.json", &t, &e), 0);
+    job j;
+    job_defaults(&j, &m);
+    j.batch = 8 * p.npipes;
+    j.recompute = RECOMPUTE_FULL; /* room for the moved layer on 16 GiB GPUs */
+    for (int d = 0; d < p.npipes; d++)
+        p.pipes[d].microbatches = 8;
+    assert_true(p.npipes > 1 && p.pipes[1].nstages > 1);
+    plan_check_buf b = {0};
+    expect_check_memory(&p, &t, &j, &b);
+    double before = b.mem[p.pipes[1].stages[0].gpus[0]];
+    p.pipes[1].stages[0].last++; /* stage 0 of pipeline 1 takes a layer from stage 1 */
+    p.pipes[1].stages[1].first++;
+    assert_true(p.pipes[1].stages[1].first <= p.pipes[1].stages[1].last);
+    expect_check_memory(&p, &t, &j, &b);
+    assert_true(b.mem[p.pipes[1].stages[0].gpus[0]] > before);
+    plan_check_buf_free(&b);
+    plan_free(&p);
+    topo_free(&t);
+}
+
 static void test_validate_command(void **state)
 {
     (void)state;
@@ -352,6 +407,7 @@ int main(void)
         cmocka_unit_test(test_rows_closed_form_and_reserve),
         cmocka_unit_test(test_bad_rows),
         cmocka_unit_test(test_shipped_rows_replay),
+        cmocka_unit_test(test_check_memory_per_gpu),
         cmocka_unit_test(test_validate_command),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

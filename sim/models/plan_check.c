@@ -2,6 +2,7 @@
  * tensor parallelism inside a node, batch arithmetic (microbatches x
  * microbatch_size x accumulation_steps = batch), the training options and
  * memory (plan.h, memory.h). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,19 +15,27 @@
 
 #define GIB 1073741824.0
 
-/* j with its attention resolved for stage s (attn_choice.h): a stage runs
- * the fused kernel only when every one of its GPUs can (a tensor-parallel
- * group runs one kernel). t == NULL: left as it is. */
-static const job *stage_job(const topology *t, const job *j, const plan_stage *s, job *buf)
+/* The attention kernel stage s runs (attn_choice.h): fused only when every
+ * one of its GPUs can (a tensor-parallel group runs one kernel). t == NULL
+ * or a forced kernel: j's own. */
+static attn_choice stage_attention(const topology *t, const job *j, const plan_stage *s)
 {
     if (!t || j->attention != ATTN_AUTO)
-        return j;
+        return j->attention;
     int fused = 1;
     for (int x = 0; x < s->ngpus; x++)
         if (s->gpus[x] >= 0 && s->gpus[x] < t->ngpus)
             fused &= attn_fused_on(j, topo_gpu_type(t, s->gpus[x]));
+    return fused ? ATTN_FUSED : ATTN_UNFUSED;
+}
+
+/* j with its attention resolved for stage s (stage_attention). */
+static const job *stage_job(const topology *t, const job *j, const plan_stage *s, job *buf)
+{
+    if (!t || j->attention != ATTN_AUTO)
+        return j;
     *buf = *j;
-    buf->attention = fused ? ATTN_FUSED : ATTN_UNFUSED;
+    buf->attention = stage_attention(t, j, s);
     return buf;
 }
 
@@ -74,20 +83,63 @@ int plan_memory_all(const plan *p, const topology *t, const job *j, int ngpus, d
     return rc;
 }
 
-/* Every GPU's memory into mem (used: scratch), ngpus = v->ngpus each. */
+/* Stage bytes memo, for one memory pass: a stage's bytes depend, within
+ * one plan and job, only on its attention kernel, layer range, tensor
+ * width and in-flight count (stage_bytes), and a plan's pipelines mostly
+ * repeat the same stages, so each distinct shape is priced once and the
+ * same double reused (the sums, taken in the same order, stay bit-exact).
+ * Open addressing over a power-of-two table at least twice the stages. */
+typedef struct stage_mem_slot {
+    int used, attention, first, last, ngpus, in_flight;
+    double bytes;
+} stage_mem_slot;
+
+static size_t memo_size(size_t stages)
+{
+    size_t n = 16;
+    while (n < 2 * stages)
+        n *= 2;
+    return n;
+}
+
+static double memo_stage_bytes(stage_mem_slot *memo, size_t mask, const plan *p,
+                               const topology *t, const job *j, int pi, int k, int in_flight)
+{
+    const plan_stage *s = &p->pipes[pi].stages[k];
+    int att = (int)stage_attention(t, j, s);
+    uint64_t h = (uint64_t)(unsigned)s->first * 0x9e3779b97f4a7c15u ^
+                 (uint64_t)(unsigned)s->last * 0xc2b2ae3d27d4eb4fu ^
+                 (uint64_t)(unsigned)s->ngpus * 0x165667b19e3779f9u ^
+                 (uint64_t)(unsigned)in_flight * 0x27d4eb2f165667c5u ^ (uint64_t)(unsigned)att;
+    for (size_t i = (size_t)(h ^ h >> 29) & mask;; i = (i + 1) & mask) {
+        stage_mem_slot *x = &memo[i];
+        if (!x->used) {
+            *x = (stage_mem_slot){1, att, s->first, s->last, s->ngpus, in_flight,
+                                  stage_bytes(p, t, j, pi, k, in_flight)};
+            return x->bytes;
+        }
+        if (x->attention == att && x->first == s->first && x->last == s->last &&
+            x->ngpus == s->ngpus && x->in_flight == in_flight)
+            return x->bytes;
+    }
+}
+
+/* Every GPU's memory into mem (used: scratch), ngpus = v->ngpus each;
+ * memo: memo_size(the plan's stages) zeroed slots. */
 static void view_memory_into(const plan_view *v, const plan *p, const topology *t,
-                             const job *j, double *mem, char *used)
+                             const job *j, double *mem, char *used, stage_mem_slot *memo)
 {
     job jb;
     j = plan_job(p, j, &jb);
     int ngpus = v->ngpus;
+    size_t mask = memo_size((size_t)v->stage0[v->npipes]) - 1;
     memset(mem, 0, sizeof *mem * (size_t)ngpus);
     memset(used, 0, (size_t)ngpus);
     for (int pi = 0; pi < p->npipes; pi++) {
         const plan_pipeline *pp = &p->pipes[pi];
         for (int k = 0; k < pp->nstages; k++) {
             const plan_stage *s = &pp->stages[k];
-            double m = stage_bytes(p, t, j, pi, k, plan_view_in_flight(v, pi, k));
+            double m = memo_stage_bytes(memo, mask, p, t, j, pi, k, plan_view_in_flight(v, pi, k));
             for (int x = 0; x < s->ngpus; x++)
                 if (s->gpus[x] >= 0 && s->gpus[x] < ngpus) {
                     mem[s->gpus[x]] += m;
@@ -105,13 +157,16 @@ int plan_view_memory(const plan_view *v, const plan *p, const topology *t, const
     int ngpus = v->ngpus;
     double *mem = calloc((size_t)(ngpus > 0 ? ngpus : 1), sizeof *mem);
     char *used = calloc((size_t)(ngpus > 0 ? ngpus : 1), 1);
-    if (!mem || !used) {
+    stage_mem_slot *memo = calloc(memo_size((size_t)v->stage0[v->npipes]), sizeof *memo);
+    if (!mem || !used || !memo) {
         free(mem);
         free(used);
+        free(memo);
         return -1;
     }
-    view_memory_into(v, p, t, j, mem, used);
+    view_memory_into(v, p, t, j, mem, used, memo);
     free(used);
+    free(memo);
     *out = mem;
     return 0;
 }
@@ -247,10 +302,13 @@ static int check_memory(const plan *p, plan_check_buf *b, const topology *t, con
 {
     const plan_view *v = &b->v;
     int n = v->ngpus > 0 ? v->ngpus : 1;
+    size_t slots = memo_size((size_t)v->stage0[v->npipes]);
     if (gt_grow(&b->mem, &b->cap[0], (size_t)n, sizeof *b->mem) ||
-        gt_grow(&b->used, &b->cap[1], (size_t)n, 1))
+        gt_grow(&b->used, &b->cap[1], (size_t)n, 1) ||
+        gt_grow(&b->memo, &b->cap_memo, slots, sizeof *b->memo))
         return gt_fail(e, "out of memory");
-    view_memory_into(v, p, t, j, b->mem, b->used);
+    memset(b->memo, 0, sizeof *b->memo * slots);
+    view_memory_into(v, p, t, j, b->mem, b->used, b->memo);
     const double *mem = b->mem;
     int rc = 0;
     for (int pi = 0; pi < p->npipes && !rc; pi++) {
@@ -333,6 +391,7 @@ void plan_check_buf_free(plan_check_buf *b)
     free(b->mem);
     free(b->used);
     free(b->owner);
+    free(b->memo);
     memset(b, 0, sizeof *b);
 }
 

@@ -23,6 +23,8 @@ typedef struct plan_check_buf {
     char *used;
     int *owner;        /* check_gpus' work array */
     size_t cap[3];
+    struct stage_mem_slot *memo; /* stage bytes of this check, by stage shape */
+    size_t cap_memo;
 } plan_check_buf;
 int plan_check_into(const plan *p, const topology *t, const job *j, plan_check_buf *b, gt_err *e);
 void plan_check_buf_free(plan_check_buf *b);
