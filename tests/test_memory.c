@@ -310,8 +310,6 @@ static void test_shipped_rows_replay(void **state)
     gpu_catalog_free(&cat);
 }
 
-/* The command: its JSON "memory" section is mem_run's report of the shipped
- * rows (same rows, same fitted reserve); bad input is an input error. */
 /* Every GPU of a 64-GPU plan (8 pipelines repeating their stages): the
  * check's figures against plan_gpu_memory, which prices every stage of
  * every pipeline afresh; then a layer moved in one pipeline only, checked
@@ -363,6 +361,40 @@ static void test_check_memory_per_gpu(void **state)
     topo_free(&t);
 }
 
+/* The check keys a stage's memory on its attention kernel too: world-hetero's
+ * rank-order plan runs the same layer ranges on H100s (fused attention) and
+ * V100s (unfused, attn_choice.c), so a key without the kernel would hand the
+ * V100 stages the H100 figure. Both must equal plan_gpu_memory's. */
+static void test_check_memory_mixed_kernels(void **state)
+{
+    (void)state;
+    topology t;
+    model_spec m;
+    plan p;
+    gt_err e;
+    assert_int_equal(topo_load(&t, "topologies/pools/world-hetero.json", NULL, &e), 0);
+    assert_int_equal(model_resolve("gpt3-xl", &m, &e), 0);
+    assert_int_equal(plan_load(&p, "topologies/plans/world-hetero-rank-order.plan.json", &t, &e), 0);
+    job j;
+    job_defaults(&j, &m);
+    j.batch = 8 * p.npipes;
+    j.recompute = RECOMPUTE_FULL;
+    for (int d = 0; d < p.npipes; d++)
+        p.pipes[d].microbatches = 8;
+    plan_check_buf b = {0};
+    expect_check_memory(&p, &t, &j, &b);
+    /* pipeline 0 sits on H100s, pipeline 2 on V100s, with the same cuts */
+    const plan_stage *h = &p.pipes[0].stages[0], *v = &p.pipes[2].stages[0];
+    assert_int_equal(h->first, v->first);
+    assert_int_equal(h->last, v->last);
+    assert_true(b.mem[h->gpus[0]] != b.mem[v->gpus[0]]);
+    plan_check_buf_free(&b);
+    plan_free(&p);
+    topo_free(&t);
+}
+
+/* The command: its JSON "memory" section is mem_run's report of the shipped
+ * rows (same rows, same fitted reserve); bad input is an input error. */
 static void test_validate_command(void **state)
 {
     (void)state;
@@ -408,6 +440,7 @@ int main(void)
         cmocka_unit_test(test_bad_rows),
         cmocka_unit_test(test_shipped_rows_replay),
         cmocka_unit_test(test_check_memory_per_gpu),
+        cmocka_unit_test(test_check_memory_mixed_kernels),
         cmocka_unit_test(test_validate_command),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
