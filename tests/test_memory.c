@@ -331,22 +331,31 @@ static void expect_check_memory(const plan *p, const topology *t, const job *j,
     free(all);
 }
 
+/* A shipped topology and its rank-order plan with GPT3-XL, 8 microbatches per
+ * pipeline and full recomputation (room for a moved layer on 16 GiB GPUs). */
+static void load_check_case(const char *topo_path, const char *plan_path, topology *t,
+                            plan *p, job *j)
+{
+    model_spec m;
+    gt_err e;
+    assert_int_equal(topo_load(t, topo_path, NULL, &e), 0);
+    assert_int_equal(model_resolve("gpt3-xl", &m, &e), 0);
+    assert_int_equal(plan_load(p, plan_path, t, &e), 0);
+    job_defaults(j, &m);
+    j->batch = 8 * p->npipes;
+    j->recompute = RECOMPUTE_FULL;
+    for (int d = 0; d < p->npipes; d++)
+        p->pipes[d].microbatches = 8;
+}
+
 static void test_check_memory_per_gpu(void **state)
 {
     (void)state;
     topology t;
-    model_spec m;
     plan p;
-    gt_err e;
-    assert_int_equal(topo_load(&t, "topologies/yuan2022/case5.json", NULL, &e), 0);
-    assert_int_equal(model_resolve("gpt3-xl", &m, &e), 0);
-    assert_int_equal(plan_load(&p, "topologies/plans/case5-rank-order.plan.json", &t, &e), 0);
     job j;
-    job_defaults(&j, &m);
-    j.batch = 8 * p.npipes;
-    j.recompute = RECOMPUTE_FULL; /* room for the moved layer on 16 GiB GPUs */
-    for (int d = 0; d < p.npipes; d++)
-        p.pipes[d].microbatches = 8;
+    load_check_case("topologies/yuan2022/case5.json", "topologies/plans/case5-rank-order.plan.json",
+                    &t, &p, &j);
     assert_true(p.npipes > 1 && p.pipes[1].nstages > 1);
     plan_check_buf b = {0};
     expect_check_memory(&p, &t, &j, &b);
@@ -369,18 +378,10 @@ static void test_check_memory_mixed_kernels(void **state)
 {
     (void)state;
     topology t;
-    model_spec m;
     plan p;
-    gt_err e;
-    assert_int_equal(topo_load(&t, "topologies/pools/world-hetero.json", NULL, &e), 0);
-    assert_int_equal(model_resolve("gpt3-xl", &m, &e), 0);
-    assert_int_equal(plan_load(&p, "topologies/plans/world-hetero-rank-order.plan.json", &t, &e), 0);
     job j;
-    job_defaults(&j, &m);
-    j.batch = 8 * p.npipes;
-    j.recompute = RECOMPUTE_FULL;
-    for (int d = 0; d < p.npipes; d++)
-        p.pipes[d].microbatches = 8;
+    load_check_case("topologies/pools/world-hetero.json",
+                    "topologies/plans/world-hetero-rank-order.plan.json", &t, &p, &j);
     plan_check_buf b = {0};
     expect_check_memory(&p, &t, &j, &b);
     /* pipeline 0 sits on H100s, pipeline 2 on V100s, with the same cuts */

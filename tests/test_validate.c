@@ -48,6 +48,22 @@ static void write_rows(char *path, size_t cap, const char *rows)
     free(text);
 }
 
+/* validate refuses the one-row file ROW (exit 1) with an error holding each
+ * of the expected fragments (the row id, the column, the line). */
+static void expect_row_refused(const char *row, const char *want1, const char *want2)
+{
+    char path[64];
+    write_rows(path, sizeof path, row);
+    tu_run r;
+    assert_int_equal(tu_geotrain(&r, "validate", "--runs", path, NULL), 0);
+    assert_int_equal(r.status, 1);
+    assert_non_null(strstr(r.err, want1));
+    if (want2)
+        assert_non_null(strstr(r.err, want2));
+    tu_run_free(&r);
+    unlink(path);
+}
+
 static void test_one_gpu_closed_form(void **state)
 {
     (void)state;
@@ -129,34 +145,20 @@ static void test_cli_json_and_bad_input(void **state)
     unlink(csv);
     unlink(path);
     /* a replayed row with tp = 0 is an input error naming the file and line */
-    write_rows(path, sizeof path,
-               "T-bad,test,h100_sxm,8,8,3200,m,8,2048,16,16,8192,32000,2048,0,1,1,1,8,0,2,2,"
-               "1,1f1b,none,after_backward,0,bf16,0,full,1,bf16,fused,iteration_s,1,1,holdout,,\n");
-    assert_int_equal(tu_geotrain(&r, "validate", "--runs", path, NULL), 0);
-    assert_int_equal(r.status, 1);
-    assert_non_null(strstr(r.err, ":2:"));
-    tu_run_free(&r);
+    expect_row_refused("T-bad,test,h100_sxm,8,8,3200,m,8,2048,16,16,8192,32000,2048,0,1,1,1,8,0,2,2,"
+                       "1,1f1b,none,after_backward,0,bf16,0,full,1,bf16,fused,iteration_s,1,1,"
+                       "holdout,,\n",
+                       ":2:", NULL);
     /* an unknown attention kernel is refused, naming the row and the column */
-    write_rows(path, sizeof path,
-               "T-att,test,h100_sxm,8,8,3200,m,8,2048,16,16,8192,32000,2048,0,1,1,1,8,1,1,8,"
-               "1,1f1b,none,after_backward,0,bf16,0,full,0,bf16,flash9,iteration_s,1,1,holdout,,"
-               "\n");
-    assert_int_equal(tu_geotrain(&r, "validate", "--runs", path, NULL), 0);
-    assert_int_equal(r.status, 1);
-    assert_non_null(strstr(r.err, "T-att"));
-    assert_non_null(strstr(r.err, "'attention'"));
-    tu_run_free(&r);
+    expect_row_refused("T-att,test,h100_sxm,8,8,3200,m,8,2048,16,16,8192,32000,2048,0,1,1,1,8,1,1,8,"
+                       "1,1f1b,none,after_backward,0,bf16,0,full,0,bf16,flash9,iteration_s,1,1,"
+                       "holdout,,\n",
+                       "T-att", "'attention'");
     /* so is an unknown recompute policy (a typo must not replay as none) */
-    write_rows(path, sizeof path,
-               "T-rc,test,h100_sxm,8,8,3200,m,8,2048,16,16,8192,32000,2048,0,1,1,1,8,1,1,8,"
-               "1,1f1b,none,after_backward,0,bf16,0,opps,0,bf16,fused,iteration_s,1,1,holdout,,"
-               "\n");
-    assert_int_equal(tu_geotrain(&r, "validate", "--runs", path, NULL), 0);
-    assert_int_equal(r.status, 1);
-    assert_non_null(strstr(r.err, "T-rc"));
-    assert_non_null(strstr(r.err, "'recompute'"));
-    tu_run_free(&r);
-    unlink(path);
+    expect_row_refused("T-rc,test,h100_sxm,8,8,3200,m,8,2048,16,16,8192,32000,2048,0,1,1,1,8,1,1,8,"
+                       "1,1f1b,none,after_backward,0,bf16,0,opps,0,bf16,fused,iteration_s,1,1,"
+                       "holdout,,\n",
+                       "T-rc", "'recompute'");
 }
 
 static void test_shipped_set_replays(void **state)
