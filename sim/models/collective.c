@@ -290,6 +290,25 @@ static int merge_loads(const coll_plan *c, int first, int last, const topology *
     return m;
 }
 
+/* The most flows any one step of c has (sizes the per-step buffers). */
+static int max_step_flows(const coll_plan *c)
+{
+    int most = 0;
+    for (int s = 0; s < c->nsteps; s++) {
+        int k = c->step_first[s + 1] - c->step_first[s];
+        most = k > most ? k : most;
+    }
+    return most;
+}
+
+/* A flow of bytes alone on its path (GPU a to b): its time, and the latency. */
+static int64_t flow_lone_ns(const topology *t, int a, int b, double bytes, double *lat)
+{
+    double rate;
+    path_lone(t, a, b, lat, &rate);
+    return cost_transfer_ns(bytes, *lat, rate);
+}
+
 int64_t load_floor_ns(double min_lat, double bytes, double cap, long flows)
 {
     double ns = bytes / cap * 1e9 - 0.5 * (double)flows;
@@ -337,11 +356,7 @@ int collective_loads(const coll_plan *c, const topology *t, const workload *w, c
 int64_t collective_estimate_ns(const coll_plan *c, const topology *t, const workload *w)
 {
     int64_t total = 0;
-    int maxflows = 0;
-    for (int s = 0; s < c->nsteps; s++) {
-        int k = c->step_first[s + 1] - c->step_first[s];
-        maxflows = k > maxflows ? k : maxflows;
-    }
+    int maxflows = max_step_flows(c);
     coll_load *buf = malloc(sizeof *buf * (size_t)(3 * maxflows + 1));
     res_table h;
     if (buf && res_table_init(&h, 3 * maxflows + 1)) {
@@ -352,9 +367,9 @@ int64_t collective_estimate_ns(const coll_plan *c, const topology *t, const work
         int64_t worst = 0;
         for (int f = c->step_first[s]; f < c->step_first[s + 1]; f++) {
             const coll_flow *fl = &c->flows[f];
-            double lat, rate;
-            path_lone(t, w->lanes[fl->src_lane].gpu, w->lanes[fl->dst_lane].gpu, &lat, &rate);
-            int64_t d = cost_transfer_ns(fl->bytes, lat, rate);
+            double lat;
+            int64_t d = flow_lone_ns(t, w->lanes[fl->src_lane].gpu, w->lanes[fl->dst_lane].gpu,
+                                     fl->bytes, &lat);
             worst = d > worst ? d : worst;
         }
         if (buf) {
@@ -428,9 +443,8 @@ static int64_t price_new_step(const coll_plan *c, int s, const topology *t, cons
     for (int f = c->step_first[s], j = 0; f < c->step_first[s + 1]; f++, j++) {
         const coll_flow *fl = &c->flows[f];
         int a = w->lanes[fl->src_lane].gpu, b = w->lanes[fl->dst_lane].gpu;
-        double lat, rate;
-        path_lone(t, a, b, &lat, &rate);
-        int64_t d = cost_transfer_ns(fl->bytes, lat, rate);
+        double lat;
+        int64_t d = flow_lone_ns(t, a, b, fl->bytes, &lat);
         worst = d > worst ? d : worst;
         path_res r[PATH_MAX_RES];
         int k = path_resources(t, a, b, r);
@@ -476,11 +490,7 @@ static void price_repeat_step(const coll_plan *c, int s, const price_work *p, co
 int collective_price(const coll_plan *c, const topology *t, const workload *w, int64_t *est_ns,
                      coll_load **out)
 {
-    int maxstep = 0;
-    for (int s = 0; s < c->nsteps; s++) {
-        int k = c->step_first[s + 1] - c->step_first[s];
-        maxstep = k > maxstep ? k : maxstep;
-    }
+    int maxstep = max_step_flows(c);
     price_work p;
     *out = malloc(sizeof **out * (size_t)(PATH_MAX_RES * c->nflows + 1));
     if (!*out || price_work_init(&p, c->nflows, maxstep)) {
