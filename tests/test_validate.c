@@ -159,6 +159,20 @@ static void test_cli_json_and_bad_input(void **state)
                        "1,1f1b,none,after_backward,0,bf16,0,opps,0,bf16,fused,iteration_s,1,1,"
                        "holdout,,\n",
                        "T-rc", "'recompute'");
+    /* layout products are checked in 64 bits before anything multiplies them
+     * in int (the fuzzer's 1e5 x 1e5 rows overflowed val_build) */
+    expect_row_refused("T-vp,test,h100_sxm,100000,8,3200,m,8,2048,16,16,8192,32000,2048,0,1,1,1,"
+                       "8,1,100000,1,100000,1f1b,none,after_backward,0,bf16,0,full,0,bf16,fused,"
+                       "iteration_s,1,1,holdout,,\n",
+                       "T-vp", "pp x vp = 10000000000 stages for 8 layers");
+    expect_row_refused("T-mb,test,h100_sxm,100000,8,3200,m,8,2048,16,16,8192,32000,2048,0,1,1,"
+                       "100000,8,1,1,100000,1,1f1b,none,after_backward,0,bf16,0,full,0,bf16,"
+                       "fused,iteration_s,1,1,holdout,,\n",
+                       "T-mb", "dp x micro_batch = 10000000000 exceeds global_batch = 8");
+    expect_row_refused("T-n,test,h100_sxm,7,8,3200,m,8,2048,16,16,8192,32000,2048,0,1,1,1,8,1,1,"
+                       "8,1,1f1b,none,after_backward,0,bf16,0,full,0,bf16,fused,iteration_s,1,1,"
+                       "holdout,,\n",
+                       "T-n", "tp x pp x dp = 8, expected n_gpus = 7");
 }
 
 static void test_shipped_set_replays(void **state)

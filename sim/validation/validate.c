@@ -83,6 +83,19 @@ static int read_row(csv_reader *c, const int *sc, const int *ic, const int *dc, 
         return gt_fail(e, "%s:%d: row %s: tp/pp/dp/vp/micro_batch must be >= 1, tp <= node_gpus "
                           "and <= %d, measured_iteration_s > 0", c->path, c->line, r->id,
                        PLAN_MAX_TP);
+    /* Products in 64 bits: each factor may be up to 1e8, and val_build
+     * multiplies them in int. */
+    if (need && (long long)r->tp * r->pp * r->dp != r->n_gpus)
+        return gt_fail(e, "%s:%d: row %s: tp x pp x dp = %lld, expected n_gpus = %d", c->path,
+                       c->line, r->id, (long long)r->tp * r->pp * r->dp, r->n_gpus);
+    if (need && (long long)r->pp * r->vp > r->layers)
+        return gt_fail(e, "%s:%d: row %s: pp x vp = %lld stages for %d layers: expected at "
+                          "most one stage per layer", c->path, c->line, r->id,
+                       (long long)r->pp * r->vp, r->layers);
+    if (need && (long long)r->dp * r->micro_batch > r->global_batch)
+        return gt_fail(e, "%s:%d: row %s: dp x micro_batch = %lld exceeds global_batch = %d",
+                       c->path, c->line, r->id, (long long)r->dp * r->micro_batch,
+                       r->global_batch);
     if (need && strcmp(r->attention, "fused") && strcmp(r->attention, "flash2") &&
         strcmp(r->attention, "triton") && strcmp(r->attention, "unfused"))
         return gt_fail(e, "%s:%d: row %s: column 'attention': expected fused, flash2, triton or "
