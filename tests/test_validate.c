@@ -299,6 +299,15 @@ static void test_fsdp_row_by_hand(void **state)
     assert_true(fabs((double)sim - want) <= 8);
 }
 
+/* The tiny row on one H100 of the shipped catalog (its type in *g). */
+static val_row one_h100_row(const gpu_type **g)
+{
+    val_row r = tiny_row("none", "after_backward", 0, "bf16", 1, 1);
+    snprintf(r.gpu, sizeof r.gpu, "h100_sxm");
+    *g = &CAT.types[gpu_catalog_find(&CAT, "h100_sxm")];
+    return r;
+}
+
 /* A row under a power limit: the GEMMs run at the clock the limit holds
  * (peaks x f / f_max), nothing else changes. One GPU, one microbatch: the
  * replay is the kernel model's forward + backward on the scaled type plus
@@ -308,9 +317,8 @@ static void test_power_limit_row(void **state)
 {
     (void)state;
     const gpu_catalog *cat = &CAT;
-    val_row r = tiny_row("none", "after_backward", 0, "bf16", 1, 1);
-    snprintf(r.gpu, sizeof r.gpu, "h100_sxm");
-    const gpu_type *g = &cat->types[gpu_catalog_find(cat, "h100_sxm")];
+    const gpu_type *g;
+    val_row r = one_h100_row(&g);
     job j;
     double opt;
     int64_t free_ns = sim_ns(&r, cat, 1, &j, NULL, &opt);
@@ -347,9 +355,8 @@ static void test_unpad_row(void **state)
 {
     (void)state;
     const gpu_catalog *cat = &CAT;
-    val_row r = tiny_row("none", "after_backward", 0, "bf16", 1, 1);
-    snprintf(r.gpu, sizeof r.gpu, "h100_sxm");
-    const gpu_type *g = &cat->types[gpu_catalog_find(cat, "h100_sxm")];
+    const gpu_type *g;
+    val_row r = one_h100_row(&g);
     job j;
     snprintf(r.attention, sizeof r.attention, "flash2");
     int64_t plain = sim_ns(&r, cat, 1, &j, NULL, NULL);
