@@ -414,6 +414,14 @@ static void test_bias_gradients_closed_form(void **state)
                                 1e-9);
                 }
             }
+    /* fp8 GEMMs (Transformer Engine): the bias gradient rides in the cast */
+    j.precision = PREC_FP8;
+    kern_time plain, biased;
+    j.model.bias = 0;
+    kern_layer(&j, &g, 1, b, 1, &plain);
+    j.model.bias = 1;
+    kern_layer(&j, &g, 1, b, 1, &biased);
+    assert_true(biased.mem_s == plain.mem_s && biased.kernels == plain.kernels);
 }
 
 /* FlashAttention-2 through its variable-length API (llm-foundry attn_impl

@@ -243,11 +243,13 @@ static void pointwise(const job *j, const gpu_type *g, int tp, int b, int bwd, k
  * parallelism. The forward bias add costs nothing extra: it is fused into the
  * GEMM epilogue (cuBLASLt's bias epilogue, which PyTorch's addmm uses for a
  * 1-D bias) or into the next elementwise kernel (Megatron's bias-GeLU and
- * bias-dropout-add). */
+ * bias-dropout-add). fp8 GEMMs (Transformer Engine) compute the bias
+ * gradient inside the output gradient's cast-transpose kernel, already
+ * priced with the casts (linear()). */
 static void bias_grads(const job *j, const gpu_type *g, int tp, int b, kern_time *o)
 {
     const model_spec *m = &j->model;
-    if (!m->bias)
+    if (!m->bias || runs_fp8(j, g))
         return;
     double T = (double)b * j->seq, h = m->hidden, e = elem_bytes(j);
     double kv = (double)m->kv_heads * h / m->heads;
