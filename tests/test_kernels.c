@@ -372,6 +372,114 @@ static void test_ops_recompute_redoes_every_second_gemm(void **state)
     }
 }
 
+/* Biased linear layers: the backward adds one reduction per linear over its
+ * output gradient, T x N elements of e bytes each (column-parallel biases
+ * QKV and MLP up split t ways, row-parallel ones whole, or split t ways along
+ * the sequence under sequence parallelism), plus its four launches; the
+ * forward (bias add fused into the GEMM epilogue) and the GEMMs are
+ * unchanged. Hand-computed bytes, GeLU and SwiGLU, with and without SP. */
+static void test_bias_gradients_closed_form(void **state)
+{
+    (void)state;
+    gpu_type g = h100();
+    job j = gpt_job(32, 4096, 16384, 2048);
+    int b = 2;
+    double T = 2.0 * 2048, h = 4096, e = 2;
+    for (int gated = 0; gated < 2; gated++)
+        for (int tp = 1; tp <= 4; tp *= 2)
+            for (int sp = 0; sp < 2; sp++) {
+                j.model.gated_mlp = gated;
+                j.model.ffn = gated ? 11008 : 16384;
+                j.sequence_parallel = sp;
+                double f = j.model.ffn;
+                double col = T * (3 * h + (gated ? 2 : 1) * f) / tp;
+                double row = 2 * T * h / (sp ? tp : 1);
+                double want = (col + row) * e / (g.mem_bw * g.mem_eff);
+                for (int bwd = 0; bwd < 2; bwd++) {
+                    kern_time plain, biased;
+                    j.model.bias = 0;
+                    kern_layer(&j, &g, tp, b, bwd, &plain);
+                    j.model.bias = 1;
+                    kern_layer(&j, &g, tp, b, bwd, &biased);
+                    assert_true(biased.gemm_s == plain.gemm_s);
+                    assert_true(biased.comm_s == plain.comm_s);
+                    if (!bwd) {
+                        assert_true(biased.mem_s == plain.mem_s);
+                        assert_int_equal(biased.kernels, plain.kernels);
+                        continue;
+                    }
+                    assert_true(rel_diff(biased.mem_s - plain.mem_s, want) < 1e-9);
+                    assert_int_equal(biased.kernels - plain.kernels, 4);
+                    assert_true(rel_diff(biased.launch_s - plain.launch_s, 4 * g.kernel_s) <
+                                1e-9);
+                }
+            }
+    /* fp8 GEMMs (Transformer Engine): the bias gradient rides in the cast */
+    j.precision = PREC_FP8;
+    kern_time plain, biased;
+    j.model.bias = 0;
+    kern_layer(&j, &g, 1, b, 1, &plain);
+    j.model.bias = 1;
+    kern_layer(&j, &g, 1, b, 1, &biased);
+    assert_true(biased.mem_s == plain.mem_s && biased.kernels == plain.kernels);
+}
+
+/* FlashAttention-2 through its variable-length API (llm-foundry attn_impl
+ * flash): the unpadding adds, forward, three gathers of Q, K, V (read +
+ * write) and the output's scatter into zeros (write zeros, read, write);
+ * backward, the output gradient's gather and the three input gradients'
+ * scatters into zeros. Hand-computed bytes for an MHA and a GQA layer at
+ * t = 1 and 2; the kernel's own time is unchanged. */
+static void test_unpad_passes_closed_form(void **state)
+{
+    (void)state;
+    gpu_type g = h100();
+    g.attn_fwd_eff = g.attn_bwd_eff = 0.6;
+    g.fa2_fwd_eff = g.fa2_bwd_eff = 0.3;
+    job j = gpt_job(32, 4096, 16384, 2048);
+    j.attention = ATTN_FUSED;
+    j.attn_impl = ATTN_FLASH2;
+    int b = 3;
+    double T = 3.0 * 2048, h = 4096, e = 2, bw = g.mem_bw * g.mem_eff;
+    for (int kvh = 8; kvh <= 32; kvh *= 4)
+        for (int tp = 1; tp <= 2; tp++) {
+            j.model.kv_heads = kvh;
+            double q = T * h / tp, kv = T * h * kvh / 32 / tp;
+            double want[2] = {(2 * (q + 2 * kv) + 3 * q) * e / bw,
+                              (2 * q + 3 * (q + 2 * kv)) * e / bw};
+            for (int bwd = 0; bwd < 2; bwd++) {
+                kern_time plain = {0}, unpad = {0};
+                j.attn_unpad = false;
+                kern_attention(&j, &g, tp, b, bwd, &plain);
+                j.attn_unpad = true;
+                kern_attention(&j, &g, tp, b, bwd, &unpad);
+                assert_true(plain.gemm_s > 0 && unpad.gemm_s == plain.gemm_s);
+                assert_true(rel_diff(unpad.mem_s - plain.mem_s, want[bwd]) < 1e-9);
+                assert_int_equal(unpad.kernels - plain.kernels, bwd ? 7 : 17);
+            }
+        }
+    /* a fused kernel without measured rates (GEMM estimate) is unpadded alike */
+    gpu_type nod = h100();
+    j.model.kv_heads = 32;
+    for (int bwd = 0; bwd < 2; bwd++) {
+        kern_time plain = {0}, unpad = {0};
+        j.attn_unpad = false;
+        kern_attention(&j, &nod, 1, b, bwd, &plain);
+        j.attn_unpad = true;
+        kern_attention(&j, &nod, 1, b, bwd, &unpad);
+        double want = (bwd ? 11 : 9) * T * h * e / (nod.mem_bw * nod.mem_eff);
+        assert_true(rel_diff(unpad.mem_s - plain.mem_s, want) < 1e-9);
+    }
+    /* without a fused kernel there is nothing to unpad */
+    j.attention = ATTN_UNFUSED;
+    kern_time a = {0}, c = {0};
+    j.attn_unpad = false;
+    kern_attention(&j, &g, 1, b, 0, &a);
+    j.attn_unpad = true;
+    kern_attention(&j, &g, 1, b, 0, &c);
+    assert_true(a.mem_s == c.mem_s && a.kernels == c.kernels);
+}
+
 int main(void)
 {
     if (tu_chdir_root())
@@ -388,6 +496,8 @@ int main(void)
         cmocka_unit_test(test_fallback_without_kernel_data),
         cmocka_unit_test(test_recompute_adds_forward),
         cmocka_unit_test(test_ops_recompute_redoes_every_second_gemm),
+        cmocka_unit_test(test_bias_gradients_closed_form),
+        cmocka_unit_test(test_unpad_passes_closed_form),
         cmocka_unit_test(test_catalog_kernel_columns),
         cmocka_unit_test(test_catalog_k_sat_prior_keeps_tile_time),
     };

@@ -313,6 +313,15 @@ static void test_fsdp_row_by_hand(void **state)
     assert_true(fabs((double)sim - want) <= 8);
 }
 
+/* The tiny row on one H100 of the shipped catalog (its type in *g). */
+static val_row one_h100_row(const gpu_type **g)
+{
+    val_row r = tiny_row("none", "after_backward", 0, "bf16", 1, 1);
+    snprintf(r.gpu, sizeof r.gpu, "h100_sxm");
+    *g = &CAT.types[gpu_catalog_find(&CAT, "h100_sxm")];
+    return r;
+}
+
 /* A row under a power limit: the GEMMs run at the clock the limit holds
  * (peaks x f / f_max), nothing else changes. One GPU, one microbatch: the
  * replay is the kernel model's forward + backward on the scaled type plus
@@ -322,9 +331,8 @@ static void test_power_limit_row(void **state)
 {
     (void)state;
     const gpu_catalog *cat = &CAT;
-    val_row r = tiny_row("none", "after_backward", 0, "bf16", 1, 1);
-    snprintf(r.gpu, sizeof r.gpu, "h100_sxm");
-    const gpu_type *g = &cat->types[gpu_catalog_find(cat, "h100_sxm")];
+    const gpu_type *g;
+    val_row r = one_h100_row(&g);
     job j;
     double opt;
     int64_t free_ns = sim_ns(&r, cat, 1, &j, NULL, &opt);
@@ -350,6 +358,29 @@ static void test_power_limit_row(void **state)
     gt_err e;
     assert_int_equal(val_simulate(&r, cat, -1, &sim_s, &e), -1);
     assert_non_null(strstr(e.msg, "power_limit_w"));
+}
+
+/* A row whose attention is flash2_unpad replays FlashAttention-2 behind the
+ * unpadding passes: the job says so, and on one H100 the step grows by
+ * exactly the layers' unpadding bytes over memory bandwidth plus their
+ * launches (kernels.c's closed form, recomputed here from the row: per layer
+ * forward 9 T h e and 17 kernels, backward 11 T h e and 7 kernels for MHA). */
+static void test_unpad_row(void **state)
+{
+    (void)state;
+    const gpu_catalog *cat = &CAT;
+    const gpu_type *g;
+    val_row r = one_h100_row(&g);
+    job j;
+    snprintf(r.attention, sizeof r.attention, "flash2");
+    int64_t plain = sim_ns(&r, cat, 1, &j, NULL, NULL);
+    assert_true(j.attn_impl == ATTN_FLASH2 && !j.attn_unpad);
+    snprintf(r.attention, sizeof r.attention, "flash2_unpad");
+    int64_t unpad = sim_ns(&r, cat, 1, &j, NULL, NULL);
+    assert_true(j.attn_impl == ATTN_FLASH2 && j.attn_unpad);
+    double T = (double)r.seq * r.micro_batch, bytes = (9 + 11) * T * r.hidden * 2;
+    double want = r.layers * (bytes / (g->mem_bw * g->mem_eff) + (17 + 7) * g->kernel_s) * 1e9;
+    assert_true(fabs((double)(unpad - plain) - want) <= 2 * r.layers + 2);
 }
 
 static void test_accumulation_row_by_hand(void **state)
@@ -444,6 +475,7 @@ int main(void)
         cmocka_unit_test(test_shipped_set_replays),
         cmocka_unit_test(test_fsdp_row_by_hand),
         cmocka_unit_test(test_power_limit_row),
+        cmocka_unit_test(test_unpad_row),
         cmocka_unit_test(test_accumulation_row_by_hand),
         cmocka_unit_test(test_replica_reduction_bounded),
     };

@@ -76,12 +76,51 @@ UNFUSED_SOURCES = {"KOR", "NAR", "MEG20", "MEG19", "MEG21JAN"}  # Megatron-LM be
 # llmfoundry/models/layers/attention.py runs as HazyResearch's flash_attn_triton (the
 # FlashAttention-1 algorithm in Triton, triton-pre-mlir).
 TRITON_SOURCES = {"LLMF"}
+# ... except where the sweep that measured a section passed another attn_impl. The table's
+# sections come from three sweeps (scripts/train/benchmarking/ history; docs/validation.md):
+# * 'A100 40GB' and the two 'bf16 / mp PURE' 70b rows of 'A100 80GB': the first sweep
+#   (sweep.sh at 300cc5c58, May 2023: image mosaicml/pytorch:1.13.1_cu117, triton
+#   2.0.0.dev20221202, attn_impl default triton);
+# * 'A100 80GB' (other rows), 'H100 80GB BF16', 'H100 80GB FP8': the second sweep (sweep.sh at
+#   b2a43a147, Oct 2023: image mosaicml/pytorch:2.1.0_cu121, attn_impl default triton);
+# * 'H100 80GB BF16 (Large Scale, >= 128 GPUs)': sweep.py at 5e85bd62 (Jan 2024, llm-foundry
+#   main installed with [gpu-flash2], flash-attn 2.4.2), which passes --attn_impl flash
+#   (FlashAttention-2) for the 1b, 3b, 7b and 70b models and --attn_impl triton for 13b, 30b.
+LLMF_FLASH2_MODELS = {"MPT-1b", "MPT-3b", "MPT-7b", "MPT-70b"}
+
+
+def llmf_run(row):
+    """(attention kernel, why) of an llm-foundry row: the sweep that measured its section."""
+    sec, model = row["table_or_figure"], row["model"].split()[0]
+    if "Large Scale" in sec:
+        if model in LLMF_FLASH2_MODELS:
+            return "flash2_unpad", (
+                "FlashAttention-2 through its variable-length API (sweep.py at 5e85bd62 passes "
+                "--attn_impl flash for this model; flash-attn 2.4.2; llmfoundry/models/layers/"
+                "attention.py flash_attn_fn unpads Q, K, V with bert_padding.unpad_input and "
+                "pads the output back with pad_input)")
+        return "triton", ("Triton FlashAttention kernel (sweep.py at 5e85bd62 passes "
+                          "--attn_impl triton for this model)")
+    if "mp PURE" in row["schedule"]:
+        return "triton", ("Triton FlashAttention kernel (attn_impl default triton); measured "
+                          "by the first sweep (sweep.sh at 300cc5c58: torch 1.13.1 image)")
+    return "triton", ("Triton FlashAttention kernel (attn_impl default triton); measured by "
+                      "the second sweep (sweep.sh at b2a43a147: torch 2.1.0 image)")
 # Sources that ran Megatron-Core / NeMo with the distributed optimizer and overlapped
 # gradient reduce-scatter / parameter all-gather (docs/validation.md, "data-parallel options").
 MCORE_SOURCES = {"MH100", "NEMO2407", "NEMOL", "MB2511"}
 # Megatron-Core's default DDP bucket: max(40M, 1M x dp) parameters (Megatron-LM
 # megatron/training/training.py, get_model: bucket_size for DistributedDataParallelConfig).
 MCORE_BUCKET_PARAMS = 40e6
+# llm-foundry's MPT keeps llmfoundry/models/mpt/configuration_mpt.py's defaults, which the
+# benchmark yamls (scripts/train/yamls/pretrain/mpt-*.yaml) do not override: no_bias False
+# (every linear layer and LayerNorm has a bias), learned_pos_emb True and alibi False (a
+# learned positional embedding of max_seq_len rows). The table's NumParams column equals
+# that count exactly on all 216 configurations (it grows by seq x d_model with the sequence).
+MPT_SOURCES = {"LLMF"}
+MPT_WHY = ("MPT with biases and learned positional embeddings (llm-foundry MPTConfig "
+           "defaults no_bias False, learned_pos_emb True, alibi False; the table's NumParams "
+           "equals that parameter count)")
 # FSDP reduces and gathers one wrapped unit at a time; llm-foundry / Megatron-FSDP wrap each
 # transformer block. A bucket cap below any block's size makes each bucket one block.
 FSDP_BUCKET_MB = 1
@@ -231,6 +270,8 @@ def derive(rows):
                                                           "fp16" in row["notes"] else "bf16")
         attention = ("unfused" if src in UNFUSED_SOURCES else
                      "triton" if src in TRITON_SOURCES else "fused")
+        if src in TRITON_SOURCES:
+            attention, attn_why = llmf_run(row)
         shard, gsync, bucket, gdtype, dwhy = dp_options(src, row["schedule"], prec, dp)
         why.append(dwhy)
         # Megatron-Core's TP communication overlap, where the source names the flag
@@ -269,16 +310,17 @@ def derive(rows):
         node_gpus = 72 if gid in ("gb200", "gb300") else 8
         nic, nwhy = nic_for(row, gid)
         why.append(nwhy)
+        if src in MPT_SOURCES:
+            why.append(MPT_WHY)
         if attention == "unfused":
             why.append("unfused attention (Megatron-LM before FlashAttention)")
-        elif attention == "triton":
-            why.append("Triton FlashAttention kernel (llm-foundry attn_impl triton at the "
-                       "table's commit 5e85bd62)")
+        elif src in TRITON_SOURCES:
+            why.append(attn_why)
         out.append([rid, row["source"], gid, str(n), str(node_gpus), str(nic), row["model"],
                     *(fmt(dims[k]) for k in ("layers", "hidden", "heads")), fmt(kv),
                     *(fmt(dims[k]) for k in ("ffn", "vocab", "seq")),
-                    "1" if gated else "0", "0" if gated or src == "LLMF" else "1",
-                    "1" if src in UNFUSED_SOURCES else "0",
+                    "1" if gated else "0", "0" if gated else "1",
+                    "1" if src in UNFUSED_SOURCES or src in MPT_SOURCES else "0",
                     fmt(mb), fmt(gb), str(tp), str(pp), str(dp), str(vp), sched, shard, gsync,
                     fmt(bucket), gdtype, str(tpov),
                     recompute, str(sp), prec, attention, row["metric"], row["value"],

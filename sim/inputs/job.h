@@ -38,6 +38,10 @@ typedef struct job {
     precision_kind precision;   /* GEMM arithmetic (default bf16) */
     attn_choice attention;  /* auto (default), forced fused or forced unfused */
     attn_impl_kind attn_impl; /* which fused kernel (sim/models/flash_attn.c) */
+    bool attn_unpad;        /* the fused kernel is called through its variable-length
+                               API: Q, K, V unpadded and the output padded back around
+                               it (llm-foundry attn_impl flash; validation rows'
+                               attention "flash2_unpad"; kernels.c) */
     bool sequence_parallel; /* Megatron SP: norms/dropout split over TP, RS + AG */
     bool recompute_attention; /* selective recompute: attention core redone in backward */
     bool recompute_ops;     /* torchtitan's per-op selective checkpointing (validation

@@ -117,6 +117,27 @@ static void linear(const job *j, const gpu_type *g, double T, double N, double K
     }
 }
 
+/* Unpadding around a variable-length fused kernel (llm-foundry's attn_impl
+ * flash: flash-attn's bert_padding.unpad_input on Q, K and V, pad_input on
+ * the output). Forward: three gathers (read and write Q, K, V), then the
+ * output scattered into a zero-filled tensor (write zeros, read, write);
+ * unpad_input also derives the token indices from the mask each time
+ * (sum, nonzero, cumsum, max: four small kernels). Backward: the output
+ * gradient gathered (read, write) and dQ, dK, dV scattered into zero-filled
+ * gradients (write zeros, read, write). q = T h/t and kv = T kv/t elements. */
+static void unpad_passes(const job *j, const gpu_type *g, double q, double kv, int bwd,
+                         kern_time *o)
+{
+    double e = elem_bytes(j);
+    if (!bwd) {
+        o->mem_s += kern_mem_s(g, (2 * (q + 2 * kv) + 3 * q) * e);
+        o->kernels += 3 * (1 + 4) + 2;
+    } else {
+        o->mem_s += kern_mem_s(g, (2 * q + 3 * (q + 2 * kv)) * e);
+        o->kernels += 1 + 3 * 2;
+    }
+}
+
 void kern_attention(const job *j, const gpu_type *g, int tp, int b, int bwd, kern_time *o)
 {
     const model_spec *m = &j->model;
@@ -131,6 +152,8 @@ void kern_attention(const job *j, const gpu_type *g, int tp, int b, int bwd, ker
         double bytes = (bwd ? 8.0 : 4.0) * T * width * e; /* Q,K,V,O (+dO,dQ,dK,dV) */
         o->gemm_s += flash_attn_s(g, pk, s, d, batch, bwd, j->attn_impl, bytes);
         o->kernels += bwd ? 2 : 1;
+        if (j->attn_unpad)
+            unpad_passes(j, g, T * width, T * (double)m->kv_heads * d / tp, bwd, o);
         return;
     }
     if (fused) {
@@ -144,6 +167,8 @@ void kern_attention(const job *j, const gpu_type *g, int tp, int b, int bwd, ker
         o->gemm_s += 0.5 * (bwd ? 5 : 2) * blk;
         o->mem_s += kern_mem_s(g, (bwd ? 8.0 : 4.0) * T * width * e); /* Q,K,V,O (+dO,dQ,dK,dV) */
         o->kernels += bwd ? 2 : 1;
+        if (j->attn_unpad)
+            unpad_passes(j, g, T * width, T * (double)m->kv_heads * d / tp, bwd, o);
         return;
     }
     /* unfused (Megatron-LM before FlashAttention): batched GEMMs around a
@@ -208,6 +233,32 @@ static void pointwise(const job *j, const gpu_type *g, int tp, int b, int bwd, k
     o->kernels += 5;
 }
 
+/* Bias gradients (models with biased linear layers): the backward sums each
+ * linear's output gradient over the tokens, one reduction kernel reading
+ * T x N elements (PyTorch: addmm's autograd reduces grad to the bias shape,
+ * tools/autograd/derivatives.yaml; Megatron-LM's linear backward:
+ * grad_output.sum(dim=0)). Column-parallel biases (QKV, MLP up) are split t
+ * ways; row-parallel ones (attention projection, MLP down) are whole and see
+ * the full output gradient, or its sequence shard under sequence
+ * parallelism. The forward bias add costs nothing extra: it is fused into the
+ * GEMM epilogue (cuBLASLt's bias epilogue, which PyTorch's addmm uses for a
+ * 1-D bias) or into the next elementwise kernel (Megatron's bias-GeLU and
+ * bias-dropout-add). fp8 GEMMs (Transformer Engine) compute the bias
+ * gradient inside the output gradient's cast-transpose kernel, already
+ * priced with the casts (linear()). */
+static void bias_grads(const job *j, const gpu_type *g, int tp, int b, kern_time *o)
+{
+    const model_spec *m = &j->model;
+    if (!m->bias || runs_fp8(j, g))
+        return;
+    double T = (double)b * j->seq, h = m->hidden, e = elem_bytes(j);
+    double kv = (double)m->kv_heads * h / m->heads;
+    double col = T * ((h + 2 * kv) + (m->gated_mlp ? 2 : 1) * m->ffn) / tp;
+    double row = 2 * T * h / (j->sequence_parallel ? tp : 1);
+    o->mem_s += kern_mem_s(g, (col + row) * e);
+    o->kernels += 4;
+}
+
 void kern_layer(const job *j, const gpu_type *g, int tp, int b, int bwd, kern_time *o)
 {
     const model_spec *m = &j->model;
@@ -225,6 +276,8 @@ void kern_layer(const job *j, const gpu_type *g, int tp, int b, int bwd, kern_ti
     }
     kern_attention(j, g, tp, b, bwd, o);
     pointwise(j, g, tp, b, bwd, o);
+    if (bwd)
+        bias_grads(j, g, tp, b, o);
     o->launch_s = o->kernels * g->kernel_s;
     o->comm_s = tp_comm_s(j, g, tp, b, gemm);
 }

@@ -37,7 +37,7 @@ static char *str_field(val_row *r, int i)
 
 static size_t str_cap(int i)
 {
-    static const size_t caps[] = {48, 32, 80, 16, 8, 16, 8, 16, 8, 8, 24, 8, 200};
+    static const size_t caps[] = {48, 32, 80, 16, 8, 16, 8, 16, 8, 16, 24, 8, 200};
     return caps[i];
 }
 
@@ -97,9 +97,11 @@ static int read_row(csv_reader *c, const int *sc, const int *ic, const int *dc, 
                        c->path, c->line, r->id, (long long)r->dp * r->micro_batch,
                        r->global_batch);
     if (need && strcmp(r->attention, "fused") && strcmp(r->attention, "flash2") &&
-        strcmp(r->attention, "triton") && strcmp(r->attention, "unfused"))
-        return gt_fail(e, "%s:%d: row %s: column 'attention': expected fused, flash2, triton or "
-                          "unfused, got '%s'", c->path, c->line, r->id, r->attention);
+        strcmp(r->attention, "flash2_unpad") && strcmp(r->attention, "triton") &&
+        strcmp(r->attention, "unfused"))
+        return gt_fail(e, "%s:%d: row %s: column 'attention': expected fused, flash2, "
+                          "flash2_unpad, triton or unfused, got '%s'", c->path, c->line, r->id,
+                       r->attention);
     if (need && strcmp(r->recompute, "none") && strcmp(r->recompute, "selective") &&
         strcmp(r->recompute, "full") && strcmp(r->recompute, "ops"))
         return gt_fail(e, "%s:%d: row %s: column 'recompute': expected none, selective, full or "
@@ -303,9 +305,12 @@ void val_build_job(const val_row *r, job *j)
     j->precision_bytes = precision_act_bytes(pk);
     /* a row states the kernel its run used: forced, never auto */
     j->attention = strcmp(r->attention, "unfused") ? ATTN_FUSED : ATTN_UNFUSED;
-    j->attn_impl = !strcmp(r->attention, "flash2")   ? ATTN_FLASH2
-                   : !strcmp(r->attention, "triton") ? ATTN_TRITON
-                                                     : ATTN_DEFAULT;
+    /* flash2_unpad: FlashAttention-2 through its variable-length API, with the
+     * unpadding gathers and padding scatter around it (kernels.c) */
+    j->attn_unpad = !strcmp(r->attention, "flash2_unpad");
+    j->attn_impl = !strncmp(r->attention, "flash2", 6) ? ATTN_FLASH2
+                   : !strcmp(r->attention, "triton")   ? ATTN_TRITON
+                                                       : ATTN_DEFAULT;
     j->sequence_parallel = r->sequence_parallel != 0;
     j->tp_comm_overlap = r->tp_comm_overlap != 0;
 }

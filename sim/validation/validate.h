@@ -27,7 +27,7 @@ typedef struct val_row {
     char grad_dtype[8];      /* bf16 | fp16 | fp32: gradients reduced in */
     char recompute[16];      /* none | full | selective */
     char precision[8];
-    char attention[8];       /* fused | unfused */
+    char attention[16];      /* fused | flash2 | flash2_unpad | triton | unfused */
     char metric[24];
     char role[8];            /* fit | holdout */
     char skip[200];          /* why the row is not replayed ("" = replayed) */
