@@ -196,8 +196,11 @@ static int add_selection(exact_space *sp, int S, int D, const int *cnt, long *ca
     sel_terms(sp, cnt, &t);
     /* stage 0's last backward ends after the rows and the FLOPs (exact_sync.c) */
     double T = fmax(sel_row_floor(sp, cnt, D), seq_flops(sp) * sp->pr->j->batch / t.speed);
-    T = fmax(T, exact_sel_sync_bound(sp, S, D, cnt, T));
-    sp->sel[sp->nsel++] = (xsel){S, D, ncnt, exact_bound_from(sp, &t, S, T)};
+    double ready, Ts = exact_sel_time(sp, S, D, cnt, T, &ready);
+    ready = fmax(T, ready);
+    T = fmax(ready, exact_sel_sync_bound(sp, S, D, cnt, ready));
+    T = fmax(T, Ts);
+    sp->sel[sp->nsel++] = (xsel){S, D, ncnt, exact_bound_from(sp, &t, S, T), T, ready};
     return 0;
 }
 
@@ -430,6 +433,7 @@ static int dfs_store(dfs *d)
 {
     double *l3 = d->clat + 3 * (d->D - 1), *r3 = d->crate + 3 * (d->D - 1);
     double T = fmax(d->trows, exact_sync_bound_x(d->sp, d->S, d->D, d->grid, dfs_ready(d), l3, r3));
+    T = fmax(T, d->tsync);
     obj_metrics lb = exact_bound_from(d->sp, &d->t, d->S, T);
     if (dfs_cut(d, &lb))
         return 0;
@@ -562,8 +566,10 @@ int exact_expand(exact_space *sp, int s, const xprune *x, int **out, long *n, lo
     memset(d.fresh, 0, sizeof(int) * (size_t)G);
     memcpy(d.room, pr->class_size, sizeof(int) * (size_t)C);
     sel_terms(sp, d.left, &d.t);
-    d.trows = 0;
-    d.tsync = 0;
+    /* the selection's own bound holds for each of its placements: a floor
+     * (its rows' part also for the sync bounds' ready) */
+    d.trows = q->ready;
+    d.tsync = q->T;
     d.cnt = &sp->sel_cnt[q->off];
     d.next = INFINITY;
     int rc = dfs_cell(&d, 0, false);
@@ -630,7 +636,8 @@ int exact_enumerate(const enc_problem *pr, double limit_s, int threads, exact_sp
         sp->deadline = now_s() + limit_s;
     else
         sp->max_visits = (long)(EXACT_REF_VISITS_PER_S * EXACT_DEFAULT_LIMIT_S);
-    int rc = make_groups(sp) || exact_layer_times(sp) || exact_rows_init(sp) || exact_sync_init(sp)
+    int rc = make_groups(sp) || exact_layer_times(sp) || exact_rows_init(sp) || exact_sync_init(sp) ||
+                     exact_sel_init(sp)
                  ? -1
                  : make_selections(sp);
     if (rc == -2) {
@@ -666,6 +673,7 @@ void exact_space_free(exact_space *s)
     free(s->xns);
     free(s->leave_s);
     free(s->glat);
+    free(s->gtrip);
     free(s->grate);
     free(s->pS);
     free(s->pD);

@@ -3,7 +3,8 @@
  * placements generated so far with their bounds, the units (placement x
  * microbatch size) and points (unit x schedule) opened so far, and the
  * helpers that grow, bound and decode them. exact_space.c owns the classes,
- * the generation and the bounds; exact_place.c the store of placements;
+ * the generation and the bounds of partial placements; exact_sel.c the
+ * bound of a selection; exact_place.c the store of placements;
  * exact_sync.c the bound from data-parallel sync and the path tables;
  * exact_search.c the best-first searches and the opening of units; exact.c
  * the planner. */
@@ -29,6 +30,7 @@ typedef struct xsel {
     int S, D;
     long off;               /* its counts in sel_cnt */
     obj_metrics lb;         /* bound of every placement of these GPUs */
+    double T, ready;        /* its time bound, and the rows' part (exact_sel.c) */
 } xsel;
 
 struct exact_space {
@@ -73,6 +75,7 @@ struct exact_space {
      * and into each node class (one allocation, leave_s) */
     double *leave_s, *enter_s, *enter_n;
     double *glat, *grate;   /* [level][g][h]: the sync bound's pairs of groups (exact_sync.c) */
+    double *gtrip;          /* [bi][level][g][h]: least round trips between groups (exact_sel.c) */
     double grad_total, grad_first;  /* gradient bytes: the model, layer 0 (exact_sync.c) */
     xpoint *pts;
     long npts, cappts;
@@ -167,8 +170,27 @@ double exact_partial_sync_bound_x(const exact_space *sp, int S, int D, int rows,
                                   const int *gpus, const int *cnt, const int *left,
                                   const int *room, double ready, const double *lat3,
                                   const double *rate3);
+/* The pairs of GPUs that stand for every pair between groups g and h at
+ * `level` (0 any, 1 other nodes, 2 other sites): one GPU of each group's
+ * first node when g != h; when g == h two nodes of the group and two GPUs
+ * of one node (identical nodes); -1 where there is none. */
+void exact_group_pairs(const exact_space *sp, int g, int h, int level, int pairs[2][2]);
 /* The same for every placement of a selection (counts per group cnt). */
 double exact_sel_sync_bound(const exact_space *sp, int S, int D, const int *cnt, double ready);
+/* The same when every group's members must span `level` (0 any two rows,
+ * 1 two nodes, 2 two sites): what a selection whose rows each lie in one
+ * node (site) pays when they lie in several. */
+double exact_sel_sync_level(const exact_space *sp, int S, int D, const int *cnt, int level,
+                            double ready);
+/* The bound of a selection from its counts alone (exact_sel.c): the least
+ * over microbatch sizes of its rows' fill, round trips and bottleneck, and
+ * of what spanning several nodes or sites costs; flops_T is the batch's
+ * FLOPs over the selection's speed. *ready gets the rows' part (a bound of
+ * stage 0's last backward, for the sync bounds). INFINITY: no plan. */
+double exact_sel_time(const exact_space *sp, int S, int D, const int *cnt, double flops_T,
+                      double *ready);
+/* The per-size round trips between groups that exact_sel_time reads. */
+int exact_sel_init(exact_space *sp);
 /* The same for every completion of a placement whose first `rows` rows are
  * placed (gpus, row-major): cnt the selection's counts per group, left what
  * it has still to place, room[c] the free GPUs of each node class. */
