@@ -640,6 +640,8 @@ int exact_enumerate(const enc_problem *pr, double limit_s, int threads, exact_sp
                      exact_sel_init(sp)
                  ? -1
                  : make_selections(sp);
+    if (!rc && !(sp->seen = calloc((size_t)sp->nsel + 1, 1)))
+        rc = -1;
     if (rc == -2) {
         rc = exact_refuse(sp, e);
         exact_space_free(sp);
@@ -674,6 +676,8 @@ void exact_space_free(exact_space *s)
     free(s->leave_s);
     free(s->glat);
     free(s->gtrip);
+    free(s->seen);
+    exact_walks_free(&s->walks_rec);
     free(s->grate);
     free(s->pS);
     free(s->pD);

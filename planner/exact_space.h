@@ -4,7 +4,7 @@
  * microbatch size) and points (unit x schedule) opened so far, and the
  * helpers that grow, bound and decode them. exact_space.c owns the classes,
  * the generation and the bounds of partial placements; exact_sel.c the
- * bound of a selection; exact_place.c the store of placements;
+ * bound of a selection; exact_walks.c the record of the walks; exact_place.c the store of placements;
  * exact_sync.c the bound from data-parallel sync and the path tables;
  * exact_search.c the best-first searches and the opening of units; exact.c
  * the planner. */
@@ -33,6 +33,20 @@ typedef struct xsel {
     double T, ready;        /* its time bound, and the rows' part (exact_sel.c) */
 } xsel;
 
+/* The record of the walks of the search on the estimate, for the simulated
+ * search after it (exact_walks.c): per selection its placements (a list in
+ * place/key/link from head to tail), how far up the walks covered and the
+ * least key they cut. */
+typedef struct exact_walks {
+    const objective *obj;   /* the keys' objective */
+    bool recording;         /* the first search: record; then: take */
+    double *cover, *next;   /* per selection */
+    int *head, *tail;       /* per selection: its first and last entry, -1: none */
+    int *place, *link;      /* per entry: the placement, the selection's next entry */
+    double *key;
+    long n, cap;
+} exact_walks;
+
 struct exact_space {
     const enc_problem *pr;
     int threads;
@@ -44,6 +58,8 @@ struct exact_space {
     int nsel;
     xsel *sel;
     int *sel_cnt;
+    char *seen;             /* per selection: its placements were generated */
+    long walked;            /* how many selections that is (the others were cut) */
     /* placements generated so far (node classes per cell, row-major) */
     int nplace, capplace;
     int *pS, *pD;
@@ -77,6 +93,7 @@ struct exact_space {
     double *glat, *grate;   /* [level][g][h]: the sync bound's pairs of groups (exact_sync.c) */
     double *gtrip;          /* [bi][level][g][h]: least round trips between groups (exact_sel.c) */
     double grad_total, grad_first;  /* gradient bytes: the model, layer 0 (exact_sync.c) */
+    exact_walks walks_rec;  /* the first search's walks (exact_walks.c) */
     xpoint *pts;
     long npts, cappts;
     obj_metrics *res;
@@ -241,6 +258,18 @@ void exact_fill_free(exact_fill_buf *b);
 /* The fill bound of an S x D grid (row-major GPU ids) at microbatch size bi. */
 double exact_fill_grid(const exact_space *sp, int S, int D, const int *gpus, int bi,
                        exact_fill_buf *b);
+/* Start recording the walks of a search whose keys are obj's (exact_walks.c). */
+int exact_walks_reset(exact_space *sp, const objective *obj);
+/* Record the walk of selection s up to key `top`: its placements list[0..n)
+ * with their keys, and the least key it cut (no-op unless recording). */
+int exact_walks_record(exact_space *sp, int s, const int *list, long n, const double *keys,
+                       double top, double next);
+/* The window [lo, top) of selection s from the record, appended to *out
+ * (grown), and in *next the least key above it not taken: 0; 1 when the
+ * record does not cover it (walk), -1 out of memory. */
+int exact_walks_take(exact_space *sp, const objective *obj, int s, double lo, double top,
+                     int **out, long *n, long *cap, double *next);
+void exact_walks_free(exact_walks *w);
 /* Decode both schedules of the units list[0..n) not opened yet, then append
  * their feasible points in list order. */
 int exact_open_units(exact_space *sp, const long *list, int n);

@@ -299,11 +299,81 @@ static void selection_bound_below_every_grid(void **state)
     assert_true(tight > checked / 4);
 }
 
+/* The simulated search of one pool, after the search on the estimate;
+ * with_record false drops the record that search leaves (exact_walks.c).
+ * Returns its best value; *walked gets the visits the simulated search
+ * made and *plan its plan's first GPU and shape. */
+static double sim_after_search(const char *json, const job *j, bool with_record, long *walked,
+                               int *plan)
+{
+    pool po;
+    pool_open(&po, json, j);
+    objective obj;
+    gt_err e;
+    assert_int_equal(objective_parse("time", &obj, &e), 0);
+    genome ref;
+    obj_metrics m;
+    assert_int_equal(genome_alloc(&ref, po.pr.N), 0);
+    assert_int_equal(enc_reference(&po.pr, &ref, &e), 0);
+    assert_int_equal(enc_estimate(&po.pr, &ref, &m), 1);
+    objective_set_refs(&obj, &m);
+    genome_free(&ref);
+    exact_result r;
+    assert_int_equal(exact_search(po.sp, &obj, NULL, &r, &e), 0);
+    assert_true(r.proved);
+    if (!with_record)
+        exact_walks_free(&po.sp->walks_rec);
+    long v0 = po.sp->visited;
+    enc_final f;
+    int replayed, above;
+    bool proved;
+    assert_int_equal(exact_sim_search(po.sp, &obj, &obj, &r.top[0], NULL, 5000, &f, &replayed,
+                                      &above, &proved, &e), 0);
+    assert_true(proved);
+    *walked = po.sp->visited - v0;
+    plan[0] = f.p.npipes;
+    plan[1] = f.p.pipes[0].nstages;
+    plan[2] = f.p.pipes[0].stages[0].gpus[0];
+    double v = f.value;
+    plan_free(&f.p);
+    exact_result_free(&r);
+    pool_close(&po);
+    return v;
+}
+
+/* The record of the first search's walks serves the simulated search: the
+ * same optimum and plan as when it walks every window again, with fewer
+ * visits. */
+static void record_serves_the_simulated_search(void **state)
+{
+    (void)state;
+    long with = 0, without = 0;
+    for (int seed = 0; seed < 8; seed++) {
+        char json[4096];
+        walk_topology(seed, json, sizeof json);
+        job j;
+        walk_job(seed, &j);
+        long a, b;
+        int pa[3], pb[3];
+        double va = sim_after_search(json, &j, true, &a, pa);
+        double vb = sim_after_search(json, &j, false, &b, pb);
+        assert_true(va == vb);
+        assert_memory_equal(pa, pb, sizeof pa);
+        assert_true(a <= b);
+        with += a;
+        without += b;
+    }
+    printf("record: the simulated searches of 8 pools visit %ld partial placements with the "
+           "record, %ld without, same optima and plans\n", with, without);
+    assert_true(with < without);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(walk_keeps_grids_below_threshold),
         cmocka_unit_test(selection_bound_below_every_grid),
+        cmocka_unit_test(record_serves_the_simulated_search),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
