@@ -50,8 +50,8 @@
  * search passes its work cap: without --budget-s a fixed count of partial
  * placements visited (the reference machine's 60 s), so the same instance
  * is refused or solved on any machine; with --budget-s the clock; always
- * more than EXACT_MAX_SELECTIONS count vectors or EXACT_MAX_PLACEMENTS
- * placements. */
+ * more than EXACT_MAX_SELECTIONS count vectors, EXACT_MAX_PLACEMENTS
+ * placements or EXACT_MAX_CELLS cells of placements. */
 #ifndef GT_EXACT_H
 #define GT_EXACT_H
 
@@ -63,6 +63,7 @@
 
 #define EXACT_DEFAULT_LIMIT_S 60.0
 #define EXACT_MAX_PLACEMENTS 5000000L
+#define EXACT_MAX_CELLS 40000000L      /* their cells (memory: large grids) */
 #define EXACT_MAX_SELECTIONS 1000000   /* count vectors x shapes (memory) */
 #define EXACT_MAX_SIMS 5000
 #define EXACT_MAX_SIMS_TEXT "5000" /* the same, for messages */

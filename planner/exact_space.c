@@ -587,6 +587,9 @@ int exact_refuse(const exact_space *sp, gt_err *e)
         snprintf(why, sizeof why, "has more than %.0e count vectors", (double)EXACT_MAX_SELECTIONS);
     else if (sp->nplace >= EXACT_MAX_PLACEMENTS)
         snprintf(why, sizeof why, "generated more than %.0e placements", (double)EXACT_MAX_PLACEMENTS);
+    else if (sp->cells_full)
+        snprintf(why, sizeof why, "generated placements of more than %.0e cells in all",
+                 (double)EXACT_MAX_CELLS);
     else if (sp->deadline > 0)
         snprintf(why, sizeof why, "ran past the limit of %.3g s", sp->limit_s);
     else

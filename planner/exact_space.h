@@ -66,6 +66,7 @@ struct exact_space {
     long *poff;             /* placement -> offset of its classes in cls */
     int *cls;
     long ncls, capcls;
+    bool cells_full;        /* a placement was refused: EXACT_MAX_CELLS */
     obj_metrics *plb;       /* placement bounds */
     /* a unit: placement p with microbatch size bi, u = p * ENC_MAX_B + bi */
     long *pfirst;           /* first point of an opened unit, -1 = not opened */

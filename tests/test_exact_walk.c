@@ -368,12 +368,40 @@ static void record_serves_the_simulated_search(void **state)
     assert_true(with < without);
 }
 
+/* The store refuses a placement past EXACT_MAX_CELLS cells in all (the
+ * memory of large grids), and the refusal says so. */
+static void cells_cap_refuses(void **state)
+{
+    (void)state;
+    char json[4096];
+    walk_topology(0, json, sizeof json);
+    job j;
+    walk_job(0, &j);
+    pool po;
+    pool_open(&po, json, &j);
+    int cell[2] = {0, 0};
+    obj_metrics lb = {1, 1, 1, 1};
+    assert_int_equal(exact_place_add(po.sp, 1, 1, cell, lb), 0);
+    assert_int_equal(exact_place_add(po.sp, 1, 1, cell, lb), 0); /* found again */
+    long kept = po.sp->ncls;
+    po.sp->ncls = EXACT_MAX_CELLS - 1; /* as if the store were that full */
+    cell[0] = 1;
+    assert_int_equal(exact_place_add(po.sp, 2, 1, cell, lb), -2); /* one cell past it */
+    assert_int_equal(po.sp->nplace, 1);
+    gt_err e;
+    exact_refuse(po.sp, &e);
+    assert_non_null(strstr(e.msg, "cells in all"));
+    po.sp->ncls = kept;
+    pool_close(&po);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(walk_keeps_grids_below_threshold),
         cmocka_unit_test(selection_bound_below_every_grid),
         cmocka_unit_test(record_serves_the_simulated_search),
+        cmocka_unit_test(cells_cap_refuses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
