@@ -616,11 +616,12 @@ void exact_placement_genome(const exact_space *sp, int place, int bi, int sched,
 }
 
 /* Visits per second assumed for the cap without --budget-s (this times
- * EXACT_DEFAULT_LIMIT_S: 1.2e8), a count, so whether an instance is refused
+ * EXACT_DEFAULT_LIMIT_S: 8.7e7), a count, so whether an instance is refused
  * does not depend on the machine (deterministic). Measured on the 16-GPU
- * bench pool (docs/planner.md): 36.2e6 visits in 17.5 s CPU of the whole
- * run, decoding and estimates included (2.1e6 per second). */
-#define EXACT_REF_VISITS_PER_S 2e6
+ * bench pool (docs/planner.md): 18.8e6 visits in 13.0 s CPU of the whole
+ * run, decoding and estimates included (1.45e6 per second; the simulated
+ * search no longer walks again, so a visit stands for more of the run). */
+#define EXACT_REF_VISITS_PER_S 1.45e6
 
 int exact_enumerate(const enc_problem *pr, double limit_s, int threads, exact_space **out,
                     gt_err *e)
