@@ -108,8 +108,9 @@ static void exact_stats(const exact_run *x, double value, planner_stats *st)
                  x->why ? x->why : "not replayed");
     snprintf(st->note, sizeof st->note,
              "%s: %d placements (%ld opened), %ld plans examined (%ld estimated), %d "
-             "replayed; %d classes, %d count vectors", what, x->sp->nplace, x->sp->opened,
-             x->examined, x->estimated, x->replayed, x->sp->ngroup, x->sp->nsel);
+             "replayed; %d classes, %d count vectors (%ld walked)", what, x->sp->nplace,
+             x->sp->opened, x->examined, x->estimated, x->replayed, x->sp->ngroup, x->sp->nsel,
+             x->sp->walked);
 }
 
 /* energy-within: the exact fastest time first (estimate and simulated). */

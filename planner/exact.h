@@ -11,9 +11,10 @@
  * Search modulo symmetry, best first on four levels (docs/planner.md):
  *   - selections: a shape and counts per class (a class: the GPUs of a node
  *     and of every identical node of its site: same type, GPU count, NIC);
- *     bound for every placement of them: the batch's FLOPs over their summed
- *     speed, and one smallest microbatch through a pipeline whose fastest
- *     GPU is at most the D-th fastest selected; energy (carbon, cost) >= that
+ *     bound for every placement of them from the counts alone (exact_sel.c):
+ *     the batch's FLOPs over their summed speed, the rows' fill, round
+ *     trips and bottleneck with the selection's fastest GPUs, and what
+ *     spanning nodes or sites costs; energy (carbon, cost) >= that
  *     time at idle power plus the FLOPs at the cheapest GPU's marginal joules
  *     (objective_value is monotone in these metrics);
  *   - placements, generated on demand for a selection whose bound beats the
@@ -32,7 +33,9 @@
  * The search ends when no placement or point bound beats the best value:
  * that value is then proved optimal. Then the same order is scanned
  * again with the simulator: every plan whose estimate beats the best
- * simulated value so far is replayed, until no bound can (exact_sim_search).
+ * simulated value so far is replayed, until no bound can (exact_sim_search;
+ * the placements the first search walked come from its record,
+ * exact_walks.c).
  * The memetic planner replays its elite by the same rule (enc_pick_final),
  * so the two planners' objective_value are on the same (simulated) basis,
  * and the exact one is the simulated optimum of the space.
@@ -50,8 +53,8 @@
  * search passes its work cap: without --budget-s a fixed count of partial
  * placements visited (the reference machine's 60 s), so the same instance
  * is refused or solved on any machine; with --budget-s the clock; always
- * more than EXACT_MAX_SELECTIONS count vectors or EXACT_MAX_PLACEMENTS
- * placements. */
+ * more than EXACT_MAX_SELECTIONS count vectors, EXACT_MAX_PLACEMENTS
+ * placements or EXACT_MAX_CELLS cells of placements. */
 #ifndef GT_EXACT_H
 #define GT_EXACT_H
 
@@ -63,6 +66,7 @@
 
 #define EXACT_DEFAULT_LIMIT_S 60.0
 #define EXACT_MAX_PLACEMENTS 5000000L
+#define EXACT_MAX_CELLS 40000000L      /* their cells (memory: large grids) */
 #define EXACT_MAX_SELECTIONS 1000000   /* count vectors x shapes (memory) */
 #define EXACT_MAX_SIMS 5000
 #define EXACT_MAX_SIMS_TEXT "5000" /* the same, for messages */

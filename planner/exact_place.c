@@ -49,9 +49,11 @@ int exact_place_add(exact_space *sp, int S, int D, const int *c, obj_metrics lb)
             return sp->hash[k] - 1;
         k = (k + 1) % (unsigned long)sp->caphash;
     }
-    if (sp->nplace >= EXACT_MAX_PLACEMENTS)
-        return -2;
     long cells = (long)S * D;
+    if (sp->ncls + cells > EXACT_MAX_CELLS)
+        sp->cells_full = true;
+    if (sp->nplace >= EXACT_MAX_PLACEMENTS || sp->cells_full)
+        return -2;
     if (sp->nplace == sp->capplace) {
         long cap = sp->capplace, c1 = cap, c2 = cap, c3 = cap, c4 = cap, c5 = cap, c6 = cap;
         if (exact_grow((void **)&sp->pS, &c1, cap + 1, sizeof(int)) ||

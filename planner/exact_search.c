@@ -135,6 +135,22 @@ static void stream_free(stream *st)
  * of keys cost no walk). */
 #define EXACT_WINDOW 0.01
 
+/* Record the walk just made of selection s (its list, up to x.thr). */
+static int record_walk(stream *st, int s, double next)
+{
+    exact_space *sp = st->sp;
+    if (!sp->walks_rec.recording || !st->nlist)
+        return exact_walks_record(sp, s, st->list, 0, NULL, st->x.thr, next);
+    double *keys = malloc(sizeof *keys * (size_t)st->nlist);
+    if (!keys)
+        return -1;
+    for (long i = 0; i < st->nlist; i++)
+        keys[i] = key_of(st, &sp->plb[st->list[i]]);
+    int rc = exact_walks_record(sp, s, st->list, st->nlist, keys, st->x.thr, next);
+    free(keys);
+    return rc;
+}
+
 static int stream_expand(stream *st, double thr)
 {
     exact_space *sp = st->sp;
@@ -149,9 +165,22 @@ static int stream_expand(stream *st, double thr)
     st->x.thr = last ? thr : hi;
     st->nlist = 0;
     double next;
-    int rc = exact_expand(sp, s, &st->x, &st->list, &st->nlist, &st->caplist, &next);
+    if (!sp->seen[s]) { /* a count vector whose placements the searches generate */
+        sp->seen[s] = 1;
+        sp->walked++;
+    }
+    /* the simulated search takes the windows the first search walked from
+     * its record (exact_walks.c) */
+    int rec = st->x.skip ? 1
+                         : exact_walks_take(sp, st->x.obj, s, st->x.lo, st->x.thr, &st->list,
+                                            &st->nlist, &st->caplist, &next);
+    if (rec < 0)
+        return -1;
+    int rc = rec ? exact_expand(sp, s, &st->x, &st->list, &st->nlist, &st->caplist, &next) : 0;
     if (rc)
         return rc;
+    if (rec && !st->x.skip && record_walk(st, s, next))
+        return -1;
     for (long i = 0; i < st->nlist; i++) {
         int p = st->list[i];
         if (heap_push(&st->ph, &st->nph, &st->capph, (keyed){key_of(st, &sp->plb[p]), 2L * p}))
@@ -465,6 +494,11 @@ int exact_search(exact_space *sp, const objective *obj, const volatile int *stop
         ws_free(&ws);
         return gt_fail(e, "out of memory");
     }
+    if (exact_walks_reset(sp, obj)) {
+        stream_free(&st);
+        ws_free(&ws);
+        return gt_fail(e, "out of memory");
+    }
     long pts[EXACT_BATCH];
     pair q[EXACT_BATCH * ENC_NSYNC], best = {-1, 0};
     double bv = INFINITY, ub = incumbent(sp, obj);
@@ -492,6 +526,10 @@ int exact_search(exact_space *sp, const objective *obj, const volatile int *stop
             }
         }
     }
+    /* the record serves the next search only if this one ran to its end */
+    sp->walks_rec.recording = false;
+    if (rc || !r->proved)
+        exact_walks_free(&sp->walks_rec);
     if (!rc && best.pt < 0)
         rc = gt_fail(e, "no feasible plan in the search space");
     if (!rc) {

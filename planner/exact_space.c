@@ -196,8 +196,11 @@ static int add_selection(exact_space *sp, int S, int D, const int *cnt, long *ca
     sel_terms(sp, cnt, &t);
     /* stage 0's last backward ends after the rows and the FLOPs (exact_sync.c) */
     double T = fmax(sel_row_floor(sp, cnt, D), seq_flops(sp) * sp->pr->j->batch / t.speed);
-    T = fmax(T, exact_sel_sync_bound(sp, S, D, cnt, T));
-    sp->sel[sp->nsel++] = (xsel){S, D, ncnt, exact_bound_from(sp, &t, S, T)};
+    double ready, Ts = exact_sel_time(sp, S, D, cnt, T, &ready);
+    ready = fmax(T, ready);
+    T = fmax(ready, exact_sel_sync_bound(sp, S, D, cnt, ready));
+    T = fmax(T, Ts);
+    sp->sel[sp->nsel++] = (xsel){S, D, ncnt, exact_bound_from(sp, &t, S, T), T, ready};
     return 0;
 }
 
@@ -430,6 +433,7 @@ static int dfs_store(dfs *d)
 {
     double *l3 = d->clat + 3 * (d->D - 1), *r3 = d->crate + 3 * (d->D - 1);
     double T = fmax(d->trows, exact_sync_bound_x(d->sp, d->S, d->D, d->grid, dfs_ready(d), l3, r3));
+    T = fmax(T, d->tsync);
     obj_metrics lb = exact_bound_from(d->sp, &d->t, d->S, T);
     if (dfs_cut(d, &lb))
         return 0;
@@ -562,8 +566,10 @@ int exact_expand(exact_space *sp, int s, const xprune *x, int **out, long *n, lo
     memset(d.fresh, 0, sizeof(int) * (size_t)G);
     memcpy(d.room, pr->class_size, sizeof(int) * (size_t)C);
     sel_terms(sp, d.left, &d.t);
-    d.trows = 0;
-    d.tsync = 0;
+    /* the selection's own bound holds for each of its placements: a floor
+     * (its rows' part also for the sync bounds' ready) */
+    d.trows = q->ready;
+    d.tsync = q->T;
     d.cnt = &sp->sel_cnt[q->off];
     d.next = INFINITY;
     int rc = dfs_cell(&d, 0, false);
@@ -581,6 +587,9 @@ int exact_refuse(const exact_space *sp, gt_err *e)
         snprintf(why, sizeof why, "has more than %.0e count vectors", (double)EXACT_MAX_SELECTIONS);
     else if (sp->nplace >= EXACT_MAX_PLACEMENTS)
         snprintf(why, sizeof why, "generated more than %.0e placements", (double)EXACT_MAX_PLACEMENTS);
+    else if (sp->cells_full)
+        snprintf(why, sizeof why, "generated placements of more than %.0e cells in all",
+                 (double)EXACT_MAX_CELLS);
     else if (sp->deadline > 0)
         snprintf(why, sizeof why, "ran past the limit of %.3g s", sp->limit_s);
     else
@@ -607,11 +616,12 @@ void exact_placement_genome(const exact_space *sp, int place, int bi, int sched,
 }
 
 /* Visits per second assumed for the cap without --budget-s (this times
- * EXACT_DEFAULT_LIMIT_S: 1.2e8), a count, so whether an instance is refused
+ * EXACT_DEFAULT_LIMIT_S: 8.7e7), a count, so whether an instance is refused
  * does not depend on the machine (deterministic). Measured on the 16-GPU
- * bench pool (docs/planner.md): 36.2e6 visits in 17.5 s CPU of the whole
- * run, decoding and estimates included (2.1e6 per second). */
-#define EXACT_REF_VISITS_PER_S 2e6
+ * bench pool (docs/planner.md): 18.8e6 visits in 13.0 s CPU of the whole
+ * run, decoding and estimates included (1.45e6 per second; the simulated
+ * search no longer walks again, so a visit stands for more of the run). */
+#define EXACT_REF_VISITS_PER_S 1.45e6
 
 int exact_enumerate(const enc_problem *pr, double limit_s, int threads, exact_space **out,
                     gt_err *e)
@@ -630,9 +640,12 @@ int exact_enumerate(const enc_problem *pr, double limit_s, int threads, exact_sp
         sp->deadline = now_s() + limit_s;
     else
         sp->max_visits = (long)(EXACT_REF_VISITS_PER_S * EXACT_DEFAULT_LIMIT_S);
-    int rc = make_groups(sp) || exact_layer_times(sp) || exact_rows_init(sp) || exact_sync_init(sp)
+    int rc = make_groups(sp) || exact_layer_times(sp) || exact_rows_init(sp) || exact_sync_init(sp) ||
+                     exact_sel_init(sp)
                  ? -1
                  : make_selections(sp);
+    if (!rc && !(sp->seen = calloc((size_t)sp->nsel + 1, 1)))
+        rc = -1;
     if (rc == -2) {
         rc = exact_refuse(sp, e);
         exact_space_free(sp);
@@ -666,6 +679,9 @@ void exact_space_free(exact_space *s)
     free(s->xns);
     free(s->leave_s);
     free(s->glat);
+    free(s->gtrip);
+    free(s->seen);
+    exact_walks_free(&s->walks_rec);
     free(s->grate);
     free(s->pS);
     free(s->pD);

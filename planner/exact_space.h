@@ -3,7 +3,8 @@
  * placements generated so far with their bounds, the units (placement x
  * microbatch size) and points (unit x schedule) opened so far, and the
  * helpers that grow, bound and decode them. exact_space.c owns the classes,
- * the generation and the bounds; exact_place.c the store of placements;
+ * the generation and the bounds of partial placements; exact_sel.c the
+ * bound of a selection; exact_walks.c the record of the walks; exact_place.c the store of placements;
  * exact_sync.c the bound from data-parallel sync and the path tables;
  * exact_search.c the best-first searches and the opening of units; exact.c
  * the planner. */
@@ -29,7 +30,22 @@ typedef struct xsel {
     int S, D;
     long off;               /* its counts in sel_cnt */
     obj_metrics lb;         /* bound of every placement of these GPUs */
+    double T, ready;        /* its time bound, and the rows' part (exact_sel.c) */
 } xsel;
+
+/* The record of the walks of the search on the estimate, for the simulated
+ * search after it (exact_walks.c): per selection its placements (a list in
+ * place/key/link from head to tail), how far up the walks covered and the
+ * least key they cut. */
+typedef struct exact_walks {
+    const objective *obj;   /* the keys' objective */
+    bool recording;         /* the first search: record; then: take */
+    double *cover, *next;   /* per selection */
+    int *head, *tail;       /* per selection: its first and last entry, -1: none */
+    int *place, *link;      /* per entry: the placement, the selection's next entry */
+    double *key;
+    long n, cap;
+} exact_walks;
 
 struct exact_space {
     const enc_problem *pr;
@@ -42,12 +58,15 @@ struct exact_space {
     int nsel;
     xsel *sel;
     int *sel_cnt;
+    char *seen;             /* per selection: its placements were generated */
+    long walked;            /* how many selections that is (the others were cut) */
     /* placements generated so far (node classes per cell, row-major) */
     int nplace, capplace;
     int *pS, *pD;
     long *poff;             /* placement -> offset of its classes in cls */
     int *cls;
     long ncls, capcls;
+    bool cells_full;        /* a placement was refused: EXACT_MAX_CELLS */
     obj_metrics *plb;       /* placement bounds */
     /* a unit: placement p with microbatch size bi, u = p * ENC_MAX_B + bi */
     long *pfirst;           /* first point of an opened unit, -1 = not opened */
@@ -73,7 +92,9 @@ struct exact_space {
      * and into each node class (one allocation, leave_s) */
     double *leave_s, *enter_s, *enter_n;
     double *glat, *grate;   /* [level][g][h]: the sync bound's pairs of groups (exact_sync.c) */
+    double *gtrip;          /* [bi][level][g][h]: least round trips between groups (exact_sel.c) */
     double grad_total, grad_first;  /* gradient bytes: the model, layer 0 (exact_sync.c) */
+    exact_walks walks_rec;  /* the first search's walks (exact_walks.c) */
     xpoint *pts;
     long npts, cappts;
     obj_metrics *res;
@@ -167,8 +188,27 @@ double exact_partial_sync_bound_x(const exact_space *sp, int S, int D, int rows,
                                   const int *gpus, const int *cnt, const int *left,
                                   const int *room, double ready, const double *lat3,
                                   const double *rate3);
+/* The pairs of GPUs that stand for every pair between groups g and h at
+ * `level` (0 any, 1 other nodes, 2 other sites): one GPU of each group's
+ * first node when g != h; when g == h two nodes of the group and two GPUs
+ * of one node (identical nodes); -1 where there is none. */
+void exact_group_pairs(const exact_space *sp, int g, int h, int level, int pairs[2][2]);
 /* The same for every placement of a selection (counts per group cnt). */
 double exact_sel_sync_bound(const exact_space *sp, int S, int D, const int *cnt, double ready);
+/* The same when every group's members must span `level` (0 any two rows,
+ * 1 two nodes, 2 two sites): what a selection whose rows each lie in one
+ * node (site) pays when they lie in several. */
+double exact_sel_sync_level(const exact_space *sp, int S, int D, const int *cnt, int level,
+                            double ready);
+/* The bound of a selection from its counts alone (exact_sel.c): the least
+ * over microbatch sizes of its rows' fill, round trips and bottleneck, and
+ * of what spanning several nodes or sites costs; flops_T is the batch's
+ * FLOPs over the selection's speed. *ready gets the rows' part (a bound of
+ * stage 0's last backward, for the sync bounds). INFINITY: no plan. */
+double exact_sel_time(const exact_space *sp, int S, int D, const int *cnt, double flops_T,
+                      double *ready);
+/* The per-size round trips between groups that exact_sel_time reads. */
+int exact_sel_init(exact_space *sp);
 /* The same for every completion of a placement whose first `rows` rows are
  * placed (gpus, row-major): cnt the selection's counts per group, left what
  * it has still to place, room[c] the free GPUs of each node class. */
@@ -219,6 +259,18 @@ void exact_fill_free(exact_fill_buf *b);
 /* The fill bound of an S x D grid (row-major GPU ids) at microbatch size bi. */
 double exact_fill_grid(const exact_space *sp, int S, int D, const int *gpus, int bi,
                        exact_fill_buf *b);
+/* Start recording the walks of a search whose keys are obj's (exact_walks.c). */
+int exact_walks_reset(exact_space *sp, const objective *obj);
+/* Record the walk of selection s up to key `top`: its placements list[0..n)
+ * with their keys, and the least key it cut (no-op unless recording). */
+int exact_walks_record(exact_space *sp, int s, const int *list, long n, const double *keys,
+                       double top, double next);
+/* The window [lo, top) of selection s from the record, appended to *out
+ * (grown), and in *next the least key above it not taken: 0; 1 when the
+ * record does not cover it (walk), -1 out of memory. */
+int exact_walks_take(exact_space *sp, const objective *obj, int s, double lo, double top,
+                     int **out, long *n, long *cap, double *next);
+void exact_walks_free(exact_walks *w);
 /* Decode both schedules of the units list[0..n) not opened yet, then append
  * their feasible points in list order. */
 int exact_open_units(exact_space *sp, const long *list, int n);

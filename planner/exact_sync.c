@@ -264,6 +264,33 @@ static void group_pairs(const exact_space *sp, const int *all, const int *fut, i
     }
 }
 
+void exact_group_pairs(const exact_space *sp, int g, int h, int level, int pairs[2][2])
+{
+    const enc_problem *pr = sp->pr;
+    const topology *t = pr->t;
+    int a = group_gpu(sp, g, 0, 0);
+    pairs[0][0] = pairs[0][1] = pairs[1][0] = pairs[1][1] = -1;
+    if (g != h) {
+        pairs[0][0] = a;
+        pairs[0][1] = group_gpu(sp, h, 0, 0);
+    } else {
+        if (sp->gcount[g] > 1) {
+            pairs[0][0] = a;
+            pairs[0][1] = group_gpu(sp, g, 1, 0);
+        }
+        if (pr->class_size[sp->gnode[sp->gfirst[g]]] > 1) {
+            pairs[1][0] = a;
+            pairs[1][1] = group_gpu(sp, g, 0, 1);
+        }
+    }
+    for (int q = 0; q < 2; q++) { /* not at that level: no pair */
+        int x = pairs[q][0], y = pairs[q][1];
+        if (x >= 0 && ((level >= 1 && t->gpus[x].node == t->gpus[y].node) ||
+                       (level == 2 && t->gpus[x].site == t->gpus[y].site)))
+            pairs[q][0] = pairs[q][1] = -1;
+    }
+}
+
 /* Per level and pair of groups (g, h), the least latency and highest rate
  * (both directions) of the pairs group_pairs considers: a GPU of each
  * group's first node when g != h; when g == h two nodes of the group, or
@@ -271,7 +298,6 @@ static void group_pairs(const exact_space *sp, const int *all, const int *fut, i
 static int gpair_init(exact_space *sp)
 {
     const enc_problem *pr = sp->pr;
-    const topology *t = pr->t;
     int G = sp->ngroup, N = pr->N;
     sp->glat = malloc(sizeof *sp->glat * (size_t)(3 * G * G));
     sp->grate = malloc(sizeof *sp->grate * (size_t)(3 * G * G));
@@ -281,24 +307,11 @@ static int gpair_init(exact_space *sp)
         for (int g = 0; g < G; g++)
             for (int h = 0; h < G; h++) {
                 double lat = INFINITY, rate = 0;
-                int a = group_gpu(sp, g, 0, 0), pairs[2][2] = {{-1, -1}, {-1, -1}};
-                if (g != h) {
-                    pairs[0][0] = a;
-                    pairs[0][1] = group_gpu(sp, h, 0, 0);
-                } else {
-                    if (sp->gcount[g] > 1) {
-                        pairs[0][0] = a;
-                        pairs[0][1] = group_gpu(sp, g, 1, 0);
-                    }
-                    if (pr->class_size[sp->gnode[sp->gfirst[g]]] > 1) {
-                        pairs[1][0] = a;
-                        pairs[1][1] = group_gpu(sp, g, 0, 1);
-                    }
-                }
+                int pairs[2][2];
+                exact_group_pairs(sp, g, h, level, pairs);
                 for (int q = 0; q < 2; q++) {
                     int x = pairs[q][0], y = pairs[q][1];
-                    if (x < 0 || (level >= 1 && t->gpus[x].node == t->gpus[y].node) ||
-                        (level == 2 && t->gpus[x].site == t->gpus[y].site))
+                    if (x < 0)
                         continue;
                     lat = fmin(lat, fmin(sp->lat[(long)x * N + y], sp->lat[(long)y * N + x]));
                     rate = fmax(rate, fmax(sp->rate[(long)x * N + y], sp->rate[(long)y * N + x]));
@@ -327,8 +340,16 @@ double exact_sel_sync_bound(const exact_space *sp, int S, int D, const int *cnt,
             at_site += t->gpus[group_gpu(sp, h, 0, 0)].site == site ? cnt[h] : 0;
         site_all |= at_site >= D;
     }
+    return exact_sel_sync_level(sp, S, D, cnt, site_all ? node_all ? 0 : 1 : 2, ready);
+}
+
+double exact_sel_sync_level(const exact_space *sp, int S, int D, const int *cnt, int level,
+                            double ready)
+{
+    if (D < 2 || sp->pr->cfg.tp || !sp->lat)
+        return 0;
     double lat = INFINITY, rate = 0;
-    group_pairs(sp, cnt, cnt, site_all ? node_all ? 0 : 1 : 2, &lat, &rate);
+    group_pairs(sp, cnt, cnt, level, &lat, &rate);
     return groups_s(sp, S, D, lat, rate, ready);
 }
 

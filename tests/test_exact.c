@@ -385,6 +385,13 @@ static bool check_placement_bounds(const exact_space *sp, const enc_problem *pr,
     for (int x = 0; x < S * D; x++)
         cnt[sp->group_of[pr->cls[g->perm[x]]]]++;
     assert_true(exact_sel_sync_bound(sp, S, D, cnt, 0) <= est->time_s);
+    /* the bound of the plan's selection (exact_sel.c), where it is one */
+    for (int s = 0; s < sp->nsel; s++)
+        if (sp->sel[s].S == S && sp->sel[s].D == D &&
+            !memcmp(&sp->sel_cnt[sp->sel[s].off], cnt, sizeof(int) * (size_t)G)) {
+            assert_true(sp->sel[s].lb.time_s <= est->time_s);
+            assert_true(sp->sel[s].lb.energy_j <= est->energy_j);
+        }
     for (int rows = 1; rows < D; rows++) { /* rows [0, rows) placed */
         memcpy(room, pr->class_size, sizeof(int) * (size_t)pr->nclass);
         memset(left, 0, sizeof(int) * (size_t)G);

@@ -8,7 +8,7 @@
 # 6-GPU ones (full run only). Larger instances the exact referee now proves
 # (n:s:b, named b<n>-s<s>): 3 sites of nodes of 2 GPUs of H100, A100, V100
 # and T4 (the mix of make bench's referee table), GPT-3 350M, batch 16,
-# objective time, 12-16 GPUs (QUICK: 12). Planners: exact (once per instance; it proves
+# objective time, 12-18 GPUs (QUICK: 12). Planners: exact (once per instance; it proves
 # optimality) and memetic with seeds 1..10 (QUICK: 1..3). Measured: each
 # planner's objective value as it reports it (`objective_value` of the plan:
 # the simulated value of its chosen plan) and the estimator's value of the
@@ -22,7 +22,7 @@ HEADLINE="exact-optimum hit rate"
 HEADLINE_PUB=hit_rate
 NEEDS="plan topo_gen"
 INPUTS="topologies/gpus.csv topologies/models.csv topologies/regions.csv topologies/wan_measured.csv"
-EST_S=200
+EST_S=280
 EST_S_QUICK=10
 E2_MIX=v100:1,t4:1,a100-40:1
 E2_JOB="-m gpt3-xl --batch 128 --recompute full"
@@ -31,7 +31,7 @@ E2_BIG_JOB="-m gpt3_350m --batch 16"
 if [ "$QUICK" = 1 ]; then
     E2_INST="4:1 5:1 6:1 12:1:b"; E2_SEEDS="1 2 3"; E2_ENERGY=""
 else
-    E2_INST="4:1 4:2 4:3 4:4 6:1 6:2 6:3 6:4 6:5 6:6 8:1 8:2 8:3 8:4 8:5 8:6 12:1:b 12:2:b 14:1:b 16:1:b"
+    E2_INST="4:1 4:2 4:3 4:4 6:1 6:2 6:3 6:4 6:5 6:6 8:1 8:2 8:3 8:4 8:5 8:6 12:1:b 12:2:b 14:1:b 16:1:b 18:1:b"
     E2_SEEDS="1 2 3 4 5 6 7 8 9 10"; E2_ENERGY=6
 fi
 # two steps per instance (exact, memetic), one more (exact, energy) on the energy instances
