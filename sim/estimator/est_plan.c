@@ -58,6 +58,7 @@ const lane_account *est_workspace_accounts(const est_workspace *ws) { return ws-
 int est_workspace_fast(const est_workspace *ws) { return ws->fast; }
 long est_workspace_skipped(const est_workspace *ws) { return ws->fast ? ws->sp.skipped : 0; }
 int est_workspace_reused(const est_workspace *ws) { return ws->fast ? ws->sp.reused : 0; }
+int est_workspace_recalled(const est_workspace *ws) { return ws->fast ? ws->sp.recalled : 0; }
 
 /* Builds the workload (no op list on the fast path) into the buffers of the
  * last one and readies its timing. */

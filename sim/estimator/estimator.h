@@ -54,6 +54,10 @@ long est_workspace_skipped(const est_workspace *ws);
 /* Pipelines the fast path did not run because an earlier pipeline of the
  * plan had the same stages (it took that one's result); 0 on the op path. */
 int est_workspace_reused(const est_workspace *ws);
+/* Pipelines the fast path did not run because the workspace had stored the
+ * end state of the same recurrence from an earlier evaluation (run_memo.h);
+ * 0 on the op path. */
+int est_workspace_recalled(const est_workspace *ws);
 
 /* The recurrence on a built workload: fills tm (op and lane times). */
 int estimate_run(const topology *t, const workload *w, sync_kind sync, timing *tm, gt_err *e);

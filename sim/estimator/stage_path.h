@@ -17,6 +17,7 @@
 
 #include <stdint.h>
 #include "sim/estimator/load_bound.h"
+#include "sim/estimator/run_memo.h"
 #include "sim/estimator/stage_costs.h"
 #include "sim/inputs/job.h"
 #include "sim/inputs/plan.h"
@@ -46,6 +47,12 @@ typedef struct stage_path {
     double act;            /* bytes of one activation (or gradient) transfer */
     long skipped;          /* rounds jumped over in the last run (its speed-up) */
     int reused;            /* pipelines of the last run that took an earlier one's result */
+    int recalled;          /* ... that took a stored result of an earlier plan's (memo) */
+    run_memo memo;         /* pipelines' end states by their recurrence's inputs */
+    int64_t *key;          /* the key being looked up */
+    int cap_key;
+    unsigned char *val;    /* the value being stored */
+    int cap_val;
 } stage_path;
 
 /* Does the fast path apply to this checked plan? Fills the per-stage
