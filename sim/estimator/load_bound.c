@@ -2,6 +2,7 @@
 #include "sim/estimator/load_bound.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "sim/base/grow.h"
 #include "sim/base/msort.h"
@@ -24,10 +25,17 @@ static int table_grow(res_table *h, int *cap, int n)
     return 0;
 }
 
+long lb_array_keys(const topology *t)
+{
+    long G = t->ngpus, N = t->nnodes, all = path_dense_count(t) + N * N + G * G;
+    return all <= LB_ARRAY_KEYS_MAX ? all : path_dense_count(t);
+}
+
 /* The index of resource key among the n found so far (*added when new):
- * a dense key (a GPU's link, a NIC, a site pair's WAN link: path.h) through
- * dense, which holds -1 outside a gathering; another (a per-pair WAN key)
- * through the table h. */
+ * a key below ndense (lb_array_keys: every key of a small topology, else
+ * the dense ones, a GPU's link, a NIC, a site pair's WAN link: path.h)
+ * through dense, which holds -1 outside a gathering; another (a per-pair
+ * WAN key of a large topology) through the table h. */
 static int res_index(int *dense, long ndense, res_table *h, long key, int n, bool *added)
 {
     if (key >= ndense)
@@ -76,10 +84,25 @@ typedef struct res_key {
     int k;                 /* its index in the count table */
 } res_key;
 
-static int by_key(const void *a, const void *b)
+/* v[0..n) in key order (distinct keys, all >= 0), by digits of 8 bits
+ * from the lowest (a stable counting sort per digit: a radix sort), tmp
+ * the scratch of n entries. A comparison sort gave the same order (the
+ * keys are distinct) at several times the instructions. */
+static void sort_res_keys(res_key *v, int n, res_key *tmp)
 {
-    const res_key *x = a, *y = b;
-    return (x->key > y->key) - (x->key < y->key);
+    long top = 0;
+    for (int i = 0; i < n; i++)
+        top = v[i].key > top ? v[i].key : top;
+    for (int shift = 0; shift < 63 && top >> shift; shift += 8) {
+        int off[257] = {0};
+        for (int i = 0; i < n; i++)
+            off[(v[i].key >> shift & 255) + 1]++;
+        for (int d = 0; d < 256; d++)
+            off[d + 1] += off[d];
+        for (int i = 0; i < n; i++)
+            tmp[off[v[i].key >> shift & 255]++] = v[i];
+        memcpy(v, tmp, sizeof *v * (size_t)n);
+    }
 }
 
 /* Sync groups of different layers run at the same time and share WAN links
@@ -124,7 +147,7 @@ int sync_loads_bound(sync_loads *s, long ndense, timing *tm)
             off[res_of[i]] = cnt[res_of[i]];
             cnt[res_of[i]] = -cnt[res_of[i]]; /* seen */
         }
-    gt_msort(rk, (size_t)nsh, sizeof *rk, by_key, rk + nsh);
+    sort_res_keys(rk, nsh, rk + nsh);
     for (int r = 0; r < nsh; r++) { /* off[k]: where resource k's loads start */
         int c = off[rk[r].k];
         off[rk[r].k] = ns;
@@ -136,7 +159,7 @@ int sync_loads_bound(sync_loads *s, long ndense, timing *tm)
             sh[off[res_of[i]]++] = gl[i];
     for (int r = 0, i = 0; r < nsh; r++) { /* off[k]: now where they end */
         int e = off[rk[r].k];
-        gt_msort(&sh[i], (size_t)(e - i), sizeof *sh, by_resource_then_start, sh + ns);
+        gt_sort_small(&sh[i], (size_t)(e - i), sizeof *sh, by_resource_then_start, sh + ns);
         i = e;
     }
     gl = sh;
@@ -474,7 +497,7 @@ static int64_t best_subset(stream_load *per, const int *ri, int np, int nr, int 
         int n = off[r] - i;
         if (n < 2)
             continue;
-        gt_msort(&out[i], (size_t)n, sizeof *out, by_key_then_start, per);
+        gt_sort_small(&out[i], (size_t)n, sizeof *out, by_key_then_start, per);
         int64_t b = subset_bound(&out[i], n);
         best = b > best ? b : best;
     }
@@ -488,7 +511,7 @@ static int resources_bound(const topology *t, const workload *w, const stream_lo
                            timing *tm, lb_work *lw)
 {
     /* per: one entry per (stream, resource); ri: its resource's index in res */
-    long ndense = path_dense_count(t);
+    long ndense = lb_array_keys(t);
     if (gt_grow(&lw->res, &lw->cap_res, (size_t)(3 * ns), sizeof *lw->res) ||
         gt_grow(&lw->per, &lw->cap_per, (size_t)(3 * ns), sizeof *lw->per) ||
         gt_grow(&lw->ri, &lw->cap_ri, (size_t)(6 * ns + 1), sizeof *lw->ri) ||

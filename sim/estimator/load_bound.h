@@ -50,8 +50,14 @@ int sync_loads_add(sync_loads *s, const coll_plan *c, const topology *t, const w
 /* The same from loads already gathered (collective_loads' of the group). */
 int sync_loads_push(sync_loads *s, const coll_load *l, int m, int group, int64_t start);
 /* Raises tm->group_end of the last group on each shared resource (ndense:
- * path_dense_count of the topology); 0, or -1 when out of memory. */
+ * lb_array_keys of the topology); 0, or -1 when out of memory. */
 int sync_loads_bound(sync_loads *s, long ndense, timing *tm);
+/* Resource keys below this index are gathered through an array of that
+ * size, the rest through a hash table: every key of the topology (path.h:
+ * per-pair ones too) when they number at most LB_ARRAY_KEYS_MAX, else the
+ * dense ones (path_dense_count). */
+#define LB_ARRAY_KEYS_MAX (1L << 18)
+long lb_array_keys(const topology *t);
 void sync_loads_free(sync_loads *s);
 
 /* The transfer bound's work arrays, kept between evaluations (zeroed at
