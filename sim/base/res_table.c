@@ -58,3 +58,17 @@ void res_table_clear(res_table *h)
         h->index[h->used[k]] = -1;
     h->nused = 0;
 }
+
+int res_table_reserve(res_table *h, int *room, int n)
+{
+    if (n <= *room) {
+        res_table_clear(h);
+        return 0;
+    }
+    res_table_free(h);
+    *room = 0;
+    if (res_table_init(h, n))
+        return -1;
+    *room = n;
+    return 0;
+}

@@ -23,5 +23,9 @@ void res_table_free(res_table *h);
 int res_table_index(res_table *h, long key, int next, bool *added);
 /* Forget every key (keeps the memory). */
 void res_table_clear(res_table *h);
+/* h empty with room for n keys, for a caller that fills it again and again
+ * (*room: the keys it has room for, 0 for a zeroed h): cleared when large
+ * enough, else made anew. 0, or -1 when out of memory. */
+int res_table_reserve(res_table *h, int *room, int n);
 
 #endif

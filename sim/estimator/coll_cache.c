@@ -107,6 +107,7 @@ void coll_cache_free(coll_cache *cc)
     free(cc->v);
     free(cc->slot);
     free(cc->topo);
+    coll_price_work_free(&cc->pw);
     memset(cc, 0, sizeof *cc);
 }
 
@@ -140,7 +141,7 @@ static int reserve(coll_cache *cc)
 
 /* The entry computed from the collective itself. */
 static int fill(coll_entry *x, uint64_t h, const topology *t, const workload *w,
-                const sync_group *sg, sync_kind sync, gt_err *e)
+                const sync_group *sg, sync_kind sync, coll_price_work *pw, gt_err *e)
 {
     coll_plan c;
     memset(x, 0, sizeof *x);
@@ -150,7 +151,7 @@ static int fill(coll_entry *x, uint64_t h, const topology *t, const workload *w,
                       malloc(sizeof(int) * (size_t)(sg->nmembers > 0 ? sg->nmembers : 1)),
                       0, NULL, 0,
                       malloc(sizeof(double) * (size_t)(c.nflows > 0 ? c.nflows : 1)), 0};
-    x->nloads = collective_price(&c, t, w, &x->est_ns, &x->loads);
+    x->nloads = collective_price_ws(&c, t, w, pw, &x->est_ns, &x->loads);
     if (!x->gpus || !x->wan || x->nloads < 0) {
         collective_free(&c);
         entry_free(x);
@@ -189,7 +190,7 @@ const coll_entry *coll_cache_get(coll_cache *cc, const topology *t, const worklo
         return NULL;
     }
     coll_entry *x = &cc->v[cc->n];
-    if (fill(x, h, t, w, sg, sync, e))
+    if (fill(x, h, t, w, sg, sync, &cc->pw, e))
         return NULL;
     cc->bytes += sizeof *x + sizeof(int) * (size_t)x->n + sizeof *x->loads * (size_t)x->nloads +
                  sizeof *x->wan * (size_t)x->nwan;

@@ -60,12 +60,24 @@ long est_workspace_skipped(const est_workspace *ws) { return ws->fast ? ws->sp.s
 int est_workspace_reused(const est_workspace *ws) { return ws->fast ? ws->sp.reused : 0; }
 int est_workspace_recalled(const est_workspace *ws) { return ws->fast ? ws->sp.recalled : 0; }
 
+/* The plan check, with its view resolved into the workload's (the build
+ * reads the same view: it is not resolved twice). */
+static int check(est_workspace *ws, const topology *t, const job *j, const plan *p, gt_err *e)
+{
+    plan_view own = ws->pc.v;
+    ws->pc.v = ws->w.view;
+    int rc = plan_check_into(p, t, j, &ws->pc, e);
+    ws->w.view = ws->pc.v;
+    ws->pc.v = own;
+    return rc;
+}
+
 /* Builds the workload (no op list on the fast path) into the buffers of the
- * last one and readies its timing. */
+ * last one, on the check's view, and readies its timing. */
 static int build(est_workspace *ws, const topology *t, const job *j, const plan *p, int fast,
                  gt_err *e)
 {
-    if ((fast ? workload_rebuild_lanes : workload_rebuild)(&ws->w, t, j, p, e))
+    if (workload_rebuild_viewed(&ws->w, t, j, p, !fast, e))
         return -1;
     return timing_reuse(&ws->tm, ws->tm_cap, &ws->w, e);
 }
@@ -127,7 +139,7 @@ int estimate_plan_ws(est_workspace *ws, const topology *t, const job *j, const p
     j = plan_job(p, j, &jb);
     memset(out, 0, sizeof *out);
     ws->fast = 0;
-    if (plan_check_into(p, t, j, &ws->pc, e) || run(ws, t, j, p, e))
+    if (check(ws, t, j, p, e) || run(ws, t, j, p, e))
         return -1;
     if (account(ws, t))
         return gt_fail(e, "out of memory");

@@ -10,21 +10,6 @@
 #include "sim/base/res_table.h"
 #include "sim/models/path.h"
 
-/* h, empty, with room for n keys (*cap: the keys it has room for). */
-static int table_grow(res_table *h, int *cap, int n)
-{
-    if (n <= *cap) {
-        res_table_clear(h);
-        return 0;
-    }
-    res_table_free(h);
-    *cap = 0;
-    if (res_table_init(h, n))
-        return -1;
-    *cap = n;
-    return 0;
-}
-
 long lb_array_keys(const topology *t)
 {
     long G = t->ngpus, N = t->nnodes, all = path_dense_count(t) + N * N + G * G;
@@ -126,7 +111,7 @@ int sync_loads_bound(sync_loads *s, long ndense, timing *tm)
     if (gt_grow(&s->tmp, &s->cap_tmp, 2 * (size_t)n, sizeof *s->tmp) ||
         gt_grow(&s->cnt, &s->cap_cnt, 3 * (size_t)n, sizeof *s->cnt) ||
         gt_grow(&s->rk, &s->cap_rk, 2 * (size_t)n, sizeof *s->rk) ||
-        dense_grow(&s->dense, &s->cap_dense, ndense) || table_grow(&s->h, &s->cap_h, n))
+        dense_grow(&s->dense, &s->cap_dense, ndense) || res_table_reserve(&s->h, &s->cap_h, n))
         return -1;
     int nk = 0, ns = 0, nsh = 0, *cnt = s->cnt, *res_of = s->cnt + n, *off = s->cnt + 2 * n;
     for (int i = 0; i < n; i++) {
@@ -293,7 +278,7 @@ static int add_to_stream(stream_set *ss, int src, int dst, stream_load x)
         }
     }
     if (!ss->table) {
-        if (table_grow(&lw->h, &lw->cap_h, ss->transfers))
+        if (res_table_reserve(&lw->h, &lw->cap_h, ss->transfers))
             return -1;
         ss->table = 1;
     }
@@ -515,7 +500,7 @@ static int resources_bound(const topology *t, const workload *w, const stream_lo
     if (gt_grow(&lw->res, &lw->cap_res, (size_t)(3 * ns), sizeof *lw->res) ||
         gt_grow(&lw->per, &lw->cap_per, (size_t)(3 * ns), sizeof *lw->per) ||
         gt_grow(&lw->ri, &lw->cap_ri, (size_t)(6 * ns + 1), sizeof *lw->ri) ||
-        dense_grow(&lw->dense, &lw->cap_dense, ndense) || table_grow(&lw->h, &lw->cap_h, 3 * ns))
+        dense_grow(&lw->dense, &lw->cap_dense, ndense) || res_table_reserve(&lw->h, &lw->cap_h, 3 * ns))
         return -1;
     stream_load *res = lw->res, *per = lw->per;
     int *ri = lw->ri;
