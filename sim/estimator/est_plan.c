@@ -88,11 +88,12 @@ static int run(est_workspace *ws, const topology *t, const job *j, const plan *p
 {
     int fast = 0;
     if (ws->path == EST_PATH_AUTO) { /* the caches hold for this topology and job only */
-        int kept = coll_cache_begin(&ws->cc, t);
+        int kept = coll_cache_begin(&ws->cc, t), job_kept = 0;
         if (kept == 0)
             stage_costs_clear(&ws->sc);
-        if (kept < 0 || stage_costs_begin(&ws->sc, j) ||
-            (fast = stage_path_prepare(&ws->sp, &ws->sc, t, j, p)) < 0)
+        if (kept >= 0 && (job_kept = stage_costs_begin(&ws->sc, j)) >= 0 && !(kept && job_kept))
+            stage_path_forget(&ws->sp); /* its stored stages hold for one topology and job */
+        if (kept < 0 || job_kept < 0 || (fast = stage_path_prepare(&ws->sp, &ws->sc, t, j, p)) < 0)
             return gt_fail(e, "out of memory");
     }
     if (build(ws, t, j, p, fast, e))

@@ -105,6 +105,76 @@ static int prepare_pipe(sp_stage *st, stage_costs *sc, const topology *t, const 
     return 1;
 }
 
+/* What prepare_pipe gives a stage, as stored. */
+typedef struct sp_prep {
+    int64_t dur[2], xin_ns[2];
+    int has_in[2], xfer[2], wan[2];
+} sp_prep;
+
+/* The plan entries prepare_pipe reads of pipeline pi (with the topology
+ * and the job, fixed between stage_path_forget calls) into sp->key. */
+static size_t prep_key(stage_path *sp, const plan *p, int pi)
+{
+    const plan_pipeline *pp = &p->pipes[pi];
+    int64_t *key = sp->key;
+    size_t n = 0;
+    key[n++] = p->schedule;
+    key[n++] = p->microbatch_size;
+    key[n++] = pp->nstages;
+    key[n++] = plan_physical_stages(p, pi);
+    for (int k = 0; k < pp->nstages; k++) {
+        const plan_stage *s = &pp->stages[k];
+        key[n++] = s->gpus[0];
+        key[n++] = s->ngpus;
+        key[n++] = s->first;
+        key[n++] = s->last;
+        key[n++] = s->freq_fwd_mhz;
+        key[n++] = s->freq_bwd_mhz;
+    }
+    return n;
+}
+
+/* prepare_pipe through sp->prep: 1 when pipeline pi qualifies (st filled),
+ * 0 when not, -1 when out of memory. */
+static int prepare_stored(stage_path *sp, sp_stage *st, stage_costs *sc, const topology *t,
+                          const job *j, const plan *p, int pi, double act)
+{
+    int S = p->pipes[pi].nstages;
+    size_t nkey = prep_key(sp, p, pi), len, size = sizeof(sp_prep) * (size_t)S + sizeof(int);
+    const unsigned char *v = run_memo_get(&sp->prep, sp->key, nkey, &len);
+    if (v && len == size) {
+        const sp_prep *x = (const sp_prep *)(const void *)v;
+        for (int k = 0; k < S; k++)
+            for (int kind = 0; kind < 2; kind++) {
+                st[k].dur[kind] = x[k].dur[kind];
+                st[k].xin_ns[kind] = x[k].xin_ns[kind];
+                st[k].has_in[kind] = x[k].has_in[kind];
+                st[k].xfer[kind] = x[k].xfer[kind];
+                st[k].wan[kind] = x[k].wan[kind];
+            }
+        int ok;
+        memcpy(&ok, v + size - sizeof ok, sizeof ok);
+        return ok;
+    }
+    int ok = prepare_pipe(st, sc, t, j, p, pi, act);
+    if (grow((void **)&sp->val, &sp->cap_val, (int)size, 1))
+        return -1;
+    sp_prep *x = (sp_prep *)(void *)sp->val;
+    for (int k = 0; k < S && ok; k++)
+        x[k] = (sp_prep){{st[k].dur[F], st[k].dur[B]}, {st[k].xin_ns[F], st[k].xin_ns[B]},
+                         {st[k].has_in[F], st[k].has_in[B]}, {st[k].xfer[F], st[k].xfer[B]},
+                         {st[k].wan[F], st[k].wan[B]}};
+    if (!ok)
+        memset(x, 0, size - sizeof ok);
+    memcpy(sp->val + size - sizeof ok, &ok, sizeof ok);
+    return run_memo_put(&sp->prep, sp->key, nkey, sp->val, size) ? -1 : ok;
+}
+
+void stage_path_forget(stage_path *sp)
+{
+    run_memo_clear(&sp->prep);
+}
+
 int stage_path_prepare(stage_path *sp, stage_costs *sc, const topology *t, const job *j,
                        const plan *p)
 {
@@ -113,15 +183,20 @@ int stage_path_prepare(stage_path *sp, stage_costs *sc, const topology *t, const
     int nlanes = 0;
     for (int pi = 0; pi < p->npipes; pi++)
         nlanes += p->pipes[pi].nstages;
+    int Smax = 1;
+    for (int pi = 0; pi < p->npipes; pi++)
+        Smax = p->pipes[pi].nstages > Smax ? p->pipes[pi].nstages : Smax;
     if (grow((void **)&sp->st, &sp->cap_st, nlanes, sizeof *sp->st) ||
         grow((void **)&sp->lanes, &sp->cap_lanes, nlanes, sizeof *sp->lanes) ||
-        grow((void **)&sp->streams, &sp->cap_streams, 2 * nlanes, sizeof *sp->streams))
+        grow((void **)&sp->streams, &sp->cap_streams, 2 * nlanes, sizeof *sp->streams) ||
+        grow((void **)&sp->key, &sp->cap_key, 4 + 6 * Smax, sizeof *sp->key))
         return -1;
     double act = cost_activation_bytes(j, p->microbatch_size), transfers = 0;
     int acc = plan_accumulation(p, j);
     for (int pi = 0, lane0 = 0; pi < p->npipes; pi++) {
-        if (!prepare_pipe(&sp->st[lane0], sc, t, j, p, pi, act))
-            return 0;
+        int ok = prepare_stored(sp, &sp->st[lane0], sc, t, j, p, pi, act);
+        if (ok <= 0)
+            return ok;
         for (int k = 0; k < p->pipes[pi].nstages; k++)
             transfers += (double)(sp->st[lane0 + k].xfer[F] + sp->st[lane0 + k].xfer[B]) *
                          p->pipes[pi].microbatches * acc;
@@ -497,5 +572,6 @@ void stage_path_free(stage_path *sp)
     free(sp->key);
     free(sp->val);
     run_memo_free(&sp->memo);
+    run_memo_free(&sp->prep);
     *sp = (stage_path){0};
 }
