@@ -113,25 +113,30 @@ int sync_loads_bound(sync_loads *s, long ndense, timing *tm)
         gt_grow(&s->rk, &s->cap_rk, 2 * (size_t)n, sizeof *s->rk) ||
         dense_grow(&s->dense, &s->cap_dense, ndense) || res_table_reserve(&s->h, &s->cap_h, n))
         return -1;
+    /* cnt[k]: loads on the k-th distinct resource; off[k] first its first
+     * load, then where its loads go */
     int nk = 0, ns = 0, nsh = 0, *cnt = s->cnt, *res_of = s->cnt + n, *off = s->cnt + 2 * n;
     for (int i = 0; i < n; i++) {
         bool added;
         int k = res_index(s->dense, ndense, &s->h, gl[i].l.key, nk, &added);
-        if (added)
-            cnt[nk++] = 0;
+        if (added) {
+            cnt[nk] = 0;
+            off[nk++] = i;
+        }
         cnt[k]++;
         res_of[i] = k;
     }
-    for (int i = 0; i < n; i++) /* s->dense back to all -1 */
-        if (gl[i].l.key < ndense)
-            s->dense[gl[i].l.key] = -1;
     res_key *rk = s->rk;
-    for (int i = 0; i < n; i++) /* each shared resource once, at its first load */
-        if (cnt[res_of[i]] > 1) {
-            rk[nsh++] = (res_key){gl[i].l.key, res_of[i]};
-            off[res_of[i]] = cnt[res_of[i]];
-            cnt[res_of[i]] = -cnt[res_of[i]]; /* seen */
+    for (int k = 0; k < nk; k++) { /* s->dense back to all -1; the shared resources */
+        long key = gl[off[k]].l.key;
+        if (key < ndense)
+            s->dense[key] = -1;
+        if (cnt[k] > 1) {
+            rk[nsh++] = (res_key){key, k};
+            off[k] = cnt[k];
+            cnt[k] = -cnt[k]; /* shared */
         }
+    }
     sort_res_keys(rk, nsh, rk + nsh);
     for (int r = 0; r < nsh; r++) { /* off[k]: where resource k's loads start */
         int c = off[rk[r].k];
@@ -461,13 +466,32 @@ void lb_work_free(lb_work *lw)
     *lw = (lb_work){0};
 }
 
-/* The best subset bound over resources: the (stream, resource) entries
+/* The best subset bound over resources whose subsets may give more than
+ * beat (the estimate so far; 0 when none): the (stream, resource) entries
  * per[0..np), of resource index ri[x] (0..nr), grouped by resource with a
  * counting pass into out (np entries; per is the sorts' scratch after). A
  * resource's entries then come sorted by start as a full sort by key would
  * give them, and the maximum does not depend on the order of resources. */
+/* No subset of the streams v[0..n) of one resource (sorted by start) can
+ * give more than this: the latest start, the largest latency, all their
+ * bytes (summed in the same order, so no subset's sum is above it), no
+ * rounding credit, the largest tail; every term of subset_bound's sum is
+ * monotone in each of these. */
+static int64_t subset_ceiling(const stream_load *v, int n)
+{
+    int64_t start = 0, tail = 0;
+    double bytes = 0, lat = 0;
+    for (int x = 0; x < n; x++) {
+        start = v[x].first_start > start ? v[x].first_start : start;
+        tail = v[x].min_tail > tail ? v[x].min_tail : tail;
+        lat = v[x].min_lat > lat ? v[x].min_lat : lat;
+        bytes += v[x].bytes;
+    }
+    return t_add(start, t_add(load_floor_ns(lat, bytes, v[0].cap, 0), tail));
+}
+
 static int64_t best_subset(stream_load *per, const int *ri, int np, int nr, int *off,
-                           stream_load *out)
+                           stream_load *out, int64_t beat)
 {
     for (int r = 0; r <= nr; r++)
         off[r] = 0;
@@ -483,6 +507,8 @@ static int64_t best_subset(stream_load *per, const int *ri, int np, int nr, int 
         if (n < 2)
             continue;
         gt_sort_small(&out[i], (size_t)n, sizeof *out, by_key_then_start, per);
+        if (subset_ceiling(&out[i], n) <= beat)
+            continue; /* no subset here can raise the estimate */
         int64_t b = subset_bound(&out[i], n);
         best = b > best ? b : best;
     }
@@ -535,7 +561,7 @@ static int resources_bound(const topology *t, const workload *w, const stream_lo
     if (tm->xfer_all_ns > tm->iteration_ns)
         tm->iteration_ns = tm->xfer_all_ns;
     if (np > nr) { /* some resource carries several streams; res is free now */
-        int64_t b = best_subset(per, ri, np, nr, ri + np, res);
+        int64_t b = best_subset(per, ri, np, nr, ri + np, res, tm->iteration_ns);
         tm->xfer_subset_ns = b > tm->xfer_subset_ns ? b : tm->xfer_subset_ns;
     }
     if (tm->xfer_subset_ns > tm->iteration_ns)
