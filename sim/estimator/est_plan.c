@@ -52,6 +52,11 @@ void est_workspace_set_path(est_workspace *ws, est_path path)
     ws->path = path;
 }
 
+void est_workspace_set_every_subset(est_workspace *ws, int on)
+{
+    ws->lw.every_subset = on;
+}
+
 const workload *est_workspace_workload(const est_workspace *ws) { return &ws->w; }
 const timing *est_workspace_timing(const est_workspace *ws) { return &ws->tm; }
 const lane_account *est_workspace_accounts(const est_workspace *ws) { return ws->la; }

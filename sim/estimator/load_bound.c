@@ -467,7 +467,7 @@ void lb_work_free(lb_work *lw)
 }
 
 /* The best subset bound over resources whose subsets may give more than
- * beat (the estimate so far; 0 when none): the (stream, resource) entries
+ * beat (the estimate so far, or -1 for all; 0 when none): the (stream, resource) entries
  * per[0..np), of resource index ri[x] (0..nr), grouped by resource with a
  * counting pass into out (np entries; per is the sorts' scratch after). A
  * resource's entries then come sorted by start as a full sort by key would
@@ -561,7 +561,8 @@ static int resources_bound(const topology *t, const workload *w, const stream_lo
     if (tm->xfer_all_ns > tm->iteration_ns)
         tm->iteration_ns = tm->xfer_all_ns;
     if (np > nr) { /* some resource carries several streams; res is free now */
-        int64_t b = best_subset(per, ri, np, nr, ri + np, res, tm->iteration_ns);
+        int64_t b = best_subset(per, ri, np, nr, ri + np, res,
+                                lw->every_subset ? -1 : tm->iteration_ns);
         tm->xfer_subset_ns = b > tm->xfer_subset_ns ? b : tm->xfer_subset_ns;
     }
     if (tm->xfer_subset_ns > tm->iteration_ns)

@@ -74,6 +74,7 @@ typedef struct lb_work {
     size_t cap_tail;
     int *slot;
     size_t cap_slot;
+    int every_subset;      /* try every shared resource's subsets (the skip's oracle) */
     int64_t *drain;        /* per lane: least time from its last op's end to the iteration end */
     size_t cap_drain;
     int *last;             /* per lane: its last op */
