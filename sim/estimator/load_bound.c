@@ -16,6 +16,11 @@ long lb_array_keys(const topology *t)
     return all <= LB_ARRAY_KEYS_MAX ? all : path_dense_count(t);
 }
 
+long lb_work_array_keys(const lb_work *lw, const topology *t)
+{
+    return lw->array_keys > 0 ? lw->array_keys : lb_array_keys(t);
+}
+
 /* The index of resource key among the n found so far (*added when new):
  * a key below ndense (lb_array_keys: every key of a small topology, else
  * the dense ones, a GPU's link, a NIC, a site pair's WAN link: path.h)
@@ -69,23 +74,32 @@ typedef struct res_key {
     int k;                 /* its index in the count table */
 } res_key;
 
-/* v[0..n) in key order (distinct keys, all >= 0), by digits of 8 bits
- * from the lowest (a stable counting sort per digit: a radix sort), tmp
- * the scratch of n entries. A comparison sort gave the same order (the
- * keys are distinct) at several times the instructions. */
+/* v[0..n) in key order (distinct keys, all >= 0), by digits from the
+ * lowest (a stable counting sort per digit: a radix sort), tmp the scratch
+ * of n entries: as few passes as digits of at most 8 bits need, the bits
+ * shared evenly (13-bit keys: two passes of 7 bits, 128 counters each). A
+ * comparison sort gave the same order (the keys are distinct) at several
+ * times the instructions. */
 static void sort_res_keys(res_key *v, int n, res_key *tmp)
 {
     long top = 0;
     for (int i = 0; i < n; i++)
         top = v[i].key > top ? v[i].key : top;
-    for (int shift = 0; shift < 63 && top >> shift; shift += 8) {
-        int off[257] = {0};
+    int bits = 0;
+    while (bits < 63 && top >> bits)
+        bits++;
+    int passes = (bits + 7) / 8, width = passes ? (bits + passes - 1) / passes : 0;
+    long mask = (1L << width) - 1;
+    for (int shift = 0; shift < bits; shift += width) {
+        int off[257];
+        for (long d = 0; d <= mask + 1; d++)
+            off[d] = 0;
         for (int i = 0; i < n; i++)
-            off[(v[i].key >> shift & 255) + 1]++;
-        for (int d = 0; d < 256; d++)
+            off[(v[i].key >> shift & mask) + 1]++;
+        for (long d = 0; d < mask + 1; d++)
             off[d + 1] += off[d];
         for (int i = 0; i < n; i++)
-            tmp[off[v[i].key >> shift & 255]++] = v[i];
+            tmp[off[v[i].key >> shift & mask]++] = v[i];
         memcpy(v, tmp, sizeof *v * (size_t)n);
     }
 }
@@ -522,7 +536,7 @@ static int resources_bound(const topology *t, const workload *w, const stream_lo
                            timing *tm, lb_work *lw)
 {
     /* per: one entry per (stream, resource); ri: its resource's index in res */
-    long ndense = lb_array_keys(t);
+    long ndense = lb_work_array_keys(lw, t);
     if (gt_grow(&lw->res, &lw->cap_res, (size_t)(3 * ns), sizeof *lw->res) ||
         gt_grow(&lw->per, &lw->cap_per, (size_t)(3 * ns), sizeof *lw->per) ||
         gt_grow(&lw->ri, &lw->cap_ri, (size_t)(6 * ns + 1), sizeof *lw->ri) ||

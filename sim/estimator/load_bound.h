@@ -75,6 +75,8 @@ typedef struct lb_work {
     int *slot;
     size_t cap_slot;
     int every_subset;      /* try every shared resource's subsets (the skip's oracle) */
+    long array_keys;       /* 0: keys below lb_array_keys go through arrays; else below
+                            * this (a test's choice: the hash table's oracle) */
     int64_t *drain;        /* per lane: least time from its last op's end to the iteration end */
     size_t cap_drain;
     int *last;             /* per lane: its last op */
@@ -86,6 +88,9 @@ typedef struct lb_work {
     int cap_h;
 } lb_work;
 void lb_work_free(lb_work *lw);
+/* The bounds' array keys with lw's choice (lw->array_keys when set, else
+ * lb_array_keys). */
+long lb_work_array_keys(const lb_work *lw, const topology *t);
 
 /* Raises tm->iteration_ns to the transfer bound (after timing_finish_lanes);
  * returns 0, or -1 when out of memory. */
