@@ -89,8 +89,11 @@ static size_t topo_bytes(const topology *t, unsigned char *buf, int cmp)
 int coll_cache_begin(coll_cache *cc, const topology *t)
 {
     size_t n = topo_bytes(t, NULL, 0);
-    if (cc->topo && n == cc->topo_len && topo_bytes(t, cc->topo, 1) == n)
+    if (cc->topo && n == cc->topo_len && topo_bytes(t, cc->topo, 1) == n) {
+        if (cc->n >= COLL_CACHE_MAX || cc->bytes >= COLL_CACHE_BYTES)
+            clear(cc); /* full: starts over (the same topology) */
         return 1;
+    }
     clear(cc);
     free(cc->topo);
     cc->topo = malloc(n ? n : 1);
@@ -111,11 +114,12 @@ void coll_cache_free(coll_cache *cc)
     memset(cc, 0, sizeof *cc);
 }
 
-/* Room for one more entry (the slot table stays at most half full). */
+/* Room for one more entry (the slot table stays at most half full). An
+ * evaluation reads its groups' loads in place until its group bound
+ * (sync_loads_push), so entries are dropped only between evaluations
+ * (coll_cache_begin), never here. */
 static int reserve(coll_cache *cc)
 {
-    if (cc->n >= COLL_CACHE_MAX || cc->bytes >= COLL_CACHE_BYTES)
-        clear(cc);
     if (cc->n < cc->cap)
         return 0;
     int cap = cc->cap ? 2 * cc->cap : 64, nslot = 4 * cap;

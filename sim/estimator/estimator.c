@@ -172,7 +172,7 @@ int estimate_finish(const topology *t, const workload *w, sync_kind sync, timing
 {
     lb_work own = {0};
     lb_work *l = lw ? lw : &own;
-    l->sl.n = 0;
+    sync_loads_reset(&l->sl);
     int rc = 0;
     for (int g = 0; g < w->ngroups && !rc; g++)
         rc = run_group(t, w, sync, tm, g, group_ready(tm, &w->groups[g], sp), &l->sl, cc, e);

@@ -58,6 +58,14 @@ struct group_load {
 };
 typedef struct group_load group_load;
 
+/* One group's loads, where the caller keeps them. */
+struct group_ref {
+    const coll_load *l;
+    int m, group;
+    int64_t start;
+};
+typedef struct group_ref group_ref;
+
 static int by_resource_then_start(const void *a, const void *b)
 {
     const group_load *x = a, *y = b;
@@ -112,7 +120,6 @@ static void sort_res_keys(res_key *v, int n, res_key *tmp)
  * nothing changes, so contention-free plans stay exact. */
 int sync_loads_bound(sync_loads *s, long ndense, timing *tm)
 {
-    group_load *gl = s->v;
     int n = s->n;
     if (n == 0)
         return 0;
@@ -125,26 +132,32 @@ int sync_loads_bound(sync_loads *s, long ndense, timing *tm)
     if (gt_grow(&s->tmp, &s->cap_tmp, 2 * (size_t)n, sizeof *s->tmp) ||
         gt_grow(&s->cnt, &s->cap_cnt, 3 * (size_t)n, sizeof *s->cnt) ||
         gt_grow(&s->rk, &s->cap_rk, 2 * (size_t)n, sizeof *s->rk) ||
+        gt_grow(&s->key, &s->cap_key, (size_t)n, sizeof *s->key) ||
         dense_grow(&s->dense, &s->cap_dense, ndense) || res_table_reserve(&s->h, &s->cap_h, n))
         return -1;
-    /* cnt[k]: loads on the k-th distinct resource; off[k] first its first
-     * load, then where its loads go */
+    /* loads numbered i = 0 .. n-1 group by group; cnt[k]: loads on the k-th
+     * distinct resource, key[k] its key */
     int nk = 0, ns = 0, nsh = 0, *cnt = s->cnt, *res_of = s->cnt + n, *off = s->cnt + 2 * n;
-    for (int i = 0; i < n; i++) {
-        bool added;
-        int k = res_index(s->dense, ndense, &s->h, gl[i].l.key, nk, &added);
-        if (added) {
-            cnt[nk] = 0;
-            off[nk++] = i;
+    int *dense = s->dense;
+    long *keys = s->key;
+    for (int q = 0, i = 0; q < s->ng; q++) {
+        const coll_load *l = s->g[q].l;
+        for (int x = 0, m = s->g[q].m; x < m; x++, i++) {
+            bool added;
+            int k = res_index(dense, ndense, &s->h, l[x].key, nk, &added);
+            if (added) {
+                cnt[nk] = 0;
+                keys[nk++] = l[x].key;
+            }
+            cnt[k]++;
+            res_of[i] = k;
         }
-        cnt[k]++;
-        res_of[i] = k;
     }
     res_key *rk = s->rk;
     for (int k = 0; k < nk; k++) { /* s->dense back to all -1; the shared resources */
-        long key = gl[off[k]].l.key;
+        long key = keys[k];
         if (key < ndense)
-            s->dense[key] = -1;
+            dense[key] = -1;
         if (cnt[k] > 1) {
             rk[nsh++] = (res_key){key, k};
             off[k] = cnt[k];
@@ -158,15 +171,18 @@ int sync_loads_bound(sync_loads *s, long ndense, timing *tm)
         ns += c;
     }
     group_load *sh = s->tmp;
-    for (int i = 0; i < n; i++)
-        if (cnt[res_of[i]] < 0)
-            sh[off[res_of[i]]++] = gl[i];
+    for (int q = 0, i = 0; q < s->ng; q++) {
+        const group_ref *r = &s->g[q];
+        for (int x = 0; x < r->m; x++, i++)
+            if (cnt[res_of[i]] < 0)
+                sh[off[res_of[i]]++] = (group_load){r->l[x], r->group, r->start};
+    }
     for (int r = 0, i = 0; r < nsh; r++) { /* off[k]: now where they end */
         int e = off[rk[r].k];
         gt_sort_small(&sh[i], (size_t)(e - i), sizeof *sh, by_resource_then_start, sh + ns);
         i = e;
     }
-    gl = sh;
+    const group_load *gl = sh;
     n = ns;
     for (int i = 0; i < n;) {
         int k = i;
@@ -194,18 +210,21 @@ int sync_loads_bound(sync_loads *s, long ndense, timing *tm)
     return 0;
 }
 
+void sync_loads_reset(sync_loads *s)
+{
+    for (size_t i = 0; i < s->nowned; i++)
+        free(s->owned[i]);
+    s->nowned = 0;
+    s->ng = s->n = 0;
+}
+
 int sync_loads_push(sync_loads *s, const coll_load *l, int m, int group, int64_t start)
 {
-    if (s->n + m > s->cap) { /* s->n: reset by the caller, the buffer kept */
-        int nc = 2 * (s->n + m);
-        group_load *x = realloc(s->v, sizeof *x * (size_t)nc);
-        if (!x)
-            return -1;
-        s->v = x;
-        s->cap = nc;
-    }
-    for (int i = 0; i < m; i++)
-        s->v[s->n++] = (group_load){l[i], group, start};
+    if (gt_grow(&s->g, &s->cap_g, s->ng < (int)s->cap_g ? s->cap_g : 2 * s->cap_g + 16,
+                sizeof *s->g))
+        return -1;
+    s->g[s->ng++] = (group_ref){l, m, group, start};
+    s->n += m;
     return 0;
 }
 
@@ -216,14 +235,20 @@ int sync_loads_add(sync_loads *s, const coll_plan *c, const topology *t, const w
     int m = collective_loads(c, t, w, &l);
     if (m < 0)
         return -1;
-    int rc = sync_loads_push(s, l, m, group, start);
-    free(l);
-    return rc;
+    if (gt_grow(&s->owned, &s->cap_owned, s->nowned + 1, sizeof *s->owned)) {
+        free(l);
+        return -1;
+    }
+    s->owned[s->nowned++] = l; /* read by sync_loads_bound, freed at the next reset */
+    return sync_loads_push(s, l, m, group, start);
 }
 
 void sync_loads_free(sync_loads *s)
 {
-    free(s->v);
+    sync_loads_reset(s);
+    free(s->g);
+    free(s->owned);
+    free(s->key);
     free(s->tmp);
     free(s->cnt);
     free(s->rk);

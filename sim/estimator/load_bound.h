@@ -33,8 +33,14 @@
 
 /* Each sync group's bytes per resource, gathered while the groups are built. */
 typedef struct sync_loads {
-    struct group_load *v, *tmp; /* tmp: the shared loads, and the sort's scratch */
-    int n, cap;
+    struct group_ref *g;   /* each group's loads (not copied), its index and start */
+    int ng, n;             /* groups, loads in all */
+    size_t cap_g;
+    coll_load **owned;     /* the loads sync_loads_add made, freed at the next reset */
+    size_t nowned, cap_owned;
+    long *key;             /* each distinct resource's key */
+    size_t cap_key;
+    struct group_load *tmp; /* the shared loads, and the sort's scratch */
     size_t cap_tmp, cap_cnt;
     int *cnt;              /* loads on each distinct resource (h's index) */
     struct res_key *rk;    /* the shared resources, in key order */
@@ -45,9 +51,13 @@ typedef struct sync_loads {
     int cap_h;
 } sync_loads;
 
+/* Before an evaluation's groups: no loads (the buffers kept). */
+void sync_loads_reset(sync_loads *s);
 int sync_loads_add(sync_loads *s, const coll_plan *c, const topology *t, const workload *w,
                    int group, int64_t start);
-/* The same from loads already gathered (collective_loads' of the group). */
+/* The same from loads already gathered (collective_loads' of the group),
+ * which must stay in place until sync_loads_bound: they are read there,
+ * not copied (a collective cache's entry, say). */
 int sync_loads_push(sync_loads *s, const coll_load *l, int m, int group, int64_t start);
 /* Raises tm->group_end of the last group on each shared resource (ndense:
  * lb_array_keys of the topology); 0, or -1 when out of memory. */
