@@ -1,5 +1,6 @@
 /* coll_cache.c — sync-group collectives kept across evaluations (coll_cache.h). */
 #include "sim/estimator/coll_cache.h"
+#include "sim/estimator/load_bound.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -155,7 +156,8 @@ static int fill(coll_entry *x, uint64_t h, const topology *t, const workload *w,
                       malloc(sizeof(int) * (size_t)(sg->nmembers > 0 ? sg->nmembers : 1)),
                       0, NULL, 0,
                       malloc(sizeof(double) * (size_t)(c.nflows > 0 ? c.nflows : 1)), 0};
-    x->nloads = collective_price_ws(&c, t, w, pw, &x->est_ns, &x->loads);
+    x->nloads = coll_price_work_keys(pw, lb_array_keys(t)) ? -1
+                : collective_price_ws(&c, t, w, pw, &x->est_ns, &x->loads);
     if (!x->gpus || !x->wan || x->nloads < 0) {
         collective_free(&c);
         entry_free(x);

@@ -21,33 +21,6 @@ long lb_work_array_keys(const lb_work *lw, const topology *t)
     return lw->array_keys > 0 ? lw->array_keys : lb_array_keys(t);
 }
 
-/* The index of resource key among the n found so far (*added when new):
- * a key below ndense (lb_array_keys: every key of a small topology, else
- * the dense ones, a GPU's link, a NIC, a site pair's WAN link: path.h)
- * through dense, which holds -1 outside a gathering; another (a per-pair
- * WAN key of a large topology) through the table h. */
-static int res_index(int *dense, long ndense, res_table *h, long key, int n, bool *added)
-{
-    if (key >= ndense)
-        return res_table_index(h, key, n, added);
-    int *d = &dense[key];
-    *added = *d < 0;
-    if (*added)
-        *d = n;
-    return *d;
-}
-
-/* *dense with room for the n dense keys of a topology, all -1. */
-static int dense_grow(int **dense, size_t *cap, long n)
-{
-    size_t old = *cap;
-    if (gt_grow(dense, cap, (size_t)n, sizeof **dense))
-        return -1;
-    for (size_t i = old; i < *cap; i++)
-        (*dense)[i] = -1;
-    return 0;
-}
-
 /* --- sync groups ------------------------------------------------------------- */
 
 /* One group's load on one shared resource, for the cross-group bound. */
@@ -133,7 +106,7 @@ int sync_loads_bound(sync_loads *s, long ndense, timing *tm)
         gt_grow(&s->cnt, &s->cap_cnt, 3 * (size_t)n, sizeof *s->cnt) ||
         gt_grow(&s->rk, &s->cap_rk, 2 * (size_t)n, sizeof *s->rk) ||
         gt_grow(&s->key, &s->cap_key, (size_t)n, sizeof *s->key) ||
-        dense_grow(&s->dense, &s->cap_dense, ndense) || res_table_reserve(&s->h, &s->cap_h, n))
+        res_dense_grow(&s->dense, &s->cap_dense, ndense) || res_table_reserve(&s->h, &s->cap_h, n))
         return -1;
     /* loads numbered i = 0 .. n-1 group by group; cnt[k]: loads on the k-th
      * distinct resource, key[k] its key */
@@ -565,7 +538,7 @@ static int resources_bound(const topology *t, const workload *w, const stream_lo
     if (gt_grow(&lw->res, &lw->cap_res, (size_t)(3 * ns), sizeof *lw->res) ||
         gt_grow(&lw->per, &lw->cap_per, (size_t)(3 * ns), sizeof *lw->per) ||
         gt_grow(&lw->ri, &lw->cap_ri, (size_t)(6 * ns + 1), sizeof *lw->ri) ||
-        dense_grow(&lw->dense, &lw->cap_dense, ndense) || res_table_reserve(&lw->h, &lw->cap_h, 3 * ns))
+        res_dense_grow(&lw->dense, &lw->cap_dense, ndense) || res_table_reserve(&lw->h, &lw->cap_h, 3 * ns))
         return -1;
     stream_load *res = lw->res, *per = lw->per;
     int *ri = lw->ri;

@@ -393,6 +393,7 @@ void coll_price_work_free(coll_price_work *p)
     free(p->stamp);
     free(p->touched);
     free(p->step);
+    free(p->dense);
     memset(p, 0, sizeof *p);
 }
 
@@ -433,7 +434,7 @@ static int64_t price_new_step(const coll_plan *c, int s, const topology *t, cons
         p->nres[j] = k;
         for (int i = 0; i < k; i++) {
             bool added;
-            int x = res_table_index(&p->h, r[i].key, *m, &added);
+            int x = res_index(p->dense, p->ndense, &p->h, r[i].key, *m, &added);
             if (added)
                 out[(*m)++] = (coll_load){r[i].key, r[i].cap, fl->bytes, lat, 1};
             else
@@ -488,8 +489,19 @@ int collective_price_ws(const coll_plan *c, const topology *t, const workload *w
             worst = price_new_step(c, s, t, w, p, *out, &m);
         total = t_add(total, worst);
     }
+    for (int i = 0; i < m; i++) /* p->dense back to all -1 */
+        if ((*out)[i].key < p->ndense)
+            p->dense[(*out)[i].key] = -1;
     *est_ns = total;
     return m;
+}
+
+int coll_price_work_keys(coll_price_work *p, long ndense)
+{
+    if (res_dense_grow(&p->dense, &p->cap_dense, ndense))
+        return -1;
+    p->ndense = ndense;
+    return 0;
 }
 
 int collective_price(const coll_plan *c, const topology *t, const workload *w, int64_t *est_ns,

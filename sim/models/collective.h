@@ -123,7 +123,14 @@ typedef struct coll_price_work {
     int *stamp, *touched; /* per resource: last step that used it; this step's resources */
     coll_load *step;      /* per resource: this step's bytes, flows, least latency */
     size_t cap[5];
+    int *dense;           /* keys below ndense -> index (-1 between calls), not h */
+    long ndense;          /* 0: every key through h */
+    size_t cap_dense;
 } coll_price_work;
+/* Keys below ndense go through an array of that size from now on (the
+ * caller's choice: a small topology's every key); 0, or -1 when out of
+ * memory. */
+int coll_price_work_keys(coll_price_work *p, long ndense);
 int collective_price_ws(const coll_plan *c, const topology *t, const workload *w,
                         coll_price_work *p, int64_t *est_ns, coll_load **out);
 void coll_price_work_free(coll_price_work *p);
