@@ -63,16 +63,22 @@ static void same_outputs(const est_workspace *f, const est_workspace *o, const e
     }
 }
 
-static void test_fast_equals_op_path(void **state)
+/* est_plans.h's topology into t. */
+static void parse_topo(topology *t)
 {
-    (void)state;
     gt_err e;
     gpu_catalog cat;
     assert_int_equal(gpu_catalog_load_default(&cat, &e), 0);
-    topology t;
-    if (topo_parse(&t, "fast", TOPO, strlen(TOPO), &cat, &e))
+    if (topo_parse(t, "fast", TOPO, strlen(TOPO), &cat, &e))
         fail_msg("%s", e.msg);
     gpu_catalog_free(&cat);
+}
+
+static void test_fast_equals_op_path(void **state)
+{
+    (void)state;
+    topology t;
+    parse_topo(&t);
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 18);
     est_workspace *fast = est_workspace_new(), *ops = est_workspace_new();
@@ -217,16 +223,101 @@ static void test_replicas_reuse_equals_op_path(void **state)
     topo_free(&t);
 }
 
+/* One mutation of a planner's search: two stages swap their GPUs, or a
+ * layer moves across the boundary of two neighbour stages (when both keep
+ * one). */
+static void mutate(gsl_rng *r, plan *p)
+{
+    int pi = pick(r, 0, p->npipes - 1), pj = pick(r, 0, p->npipes - 1);
+    plan_pipeline *a = &p->pipes[pi];
+    if (pick(r, 0, 1) || a->nstages < 2) {
+        plan_stage *x = &a->stages[pick(r, 0, a->nstages - 1)];
+        plan_stage *y = &p->pipes[pj].stages[pick(r, 0, p->pipes[pj].nstages - 1)];
+        plan_stage keep = *x;
+        memcpy(x->gpus, y->gpus, sizeof x->gpus);
+        x->ngpus = y->ngpus;
+        memcpy(y->gpus, keep.gpus, sizeof y->gpus);
+        y->ngpus = keep.ngpus;
+        return;
+    }
+    int k = pick(r, 0, a->nstages - 2);
+    plan_stage *x = &a->stages[k], *y = x + 1;
+    if (pick(r, 0, 1) && x->last > x->first) {
+        x->last--;
+        y->first--;
+    } else if (y->last > y->first) {
+        x->last++;
+        y->first++;
+    }
+}
+
+/* A search's plans in one workspace, which keeps the pipelines' end states
+ * of earlier plans and takes them when a pipeline's recurrence comes again
+ * (run_memo.h), against a fresh workspace for each plan and against the op
+ * path: every output the same, to the bit. The plans alternate between
+ * random seed plans and their mutations, a few steps from a seed, as a
+ * planner's offspring stay near their parents, so stored states come back
+ * often, in plans that differ elsewhere. */
+static void test_memo_equals_fresh(void **state)
+{
+    (void)state;
+    topology t;
+    parse_topo(&t);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 29);
+    est_workspace *kept = est_workspace_new(), *ops = est_workspace_new();
+    est_workspace_set_path(ops, EST_PATH_OPS);
+    int compared = 0, recalled = 0, n = 0;
+    for (int seed = 0; seed < 60; seed++) {
+        job j[2];
+        plan base[2];
+        for (int s = 0; s < 2; s++) { /* two seed plans, alternated */
+            tiny_job(&j[s], pick(r, 8, 24));
+            random_plan(r, &t, &j[s], &base[s]);
+        }
+        for (int step = 0; step < 40; step++, n++) {
+            int s = step % 2;
+            plan p;
+            assert_int_equal(plan_copy(&p, &base[s]), 0);
+            for (int m = pick(r, 0, 3); m > 0; m--)
+                mutate(r, &p);
+            est_workspace *fresh = est_workspace_new();
+            assert_non_null(fresh);
+            est_summary sk, sf, so;
+            gt_err ek, ef, eo;
+            int rk = estimate_plan_ws(kept, &t, &j[s], &p, &sk, &ek);
+            assert_int_equal(estimate_plan_ws(fresh, &t, &j[s], &p, &sf, &ef), rk);
+            assert_int_equal(estimate_plan_ws(ops, &t, &j[s], &p, &so, &eo), rk);
+            if (rk == 0) {
+                assert_int_equal(est_workspace_recalled(fresh), 0);
+                recalled += est_workspace_recalled(kept);
+                same_outputs(kept, fresh, &sk, &sf, n);
+                same_outputs(kept, ops, &sk, &so, n);
+                assert_int_equal(est_workspace_skipped(kept), est_workspace_skipped(fresh));
+                compared++;
+            }
+            est_workspace_free(fresh);
+            plan_free(&p);
+        }
+        plan_free(&base[0]);
+        plan_free(&base[1]);
+    }
+    fprintf(stderr, "%d plans compared, %d pipelines recalled\n", compared, recalled);
+    assert_true(compared > 1000);
+    assert_true(recalled > compared / 2);
+    est_workspace_free(kept);
+    est_workspace_free(ops);
+    gsl_rng_free(r);
+    topo_free(&t);
+}
+
 /* The interleaved schedule has no per-stage form here: the op path runs. */
 static void test_interleaved_takes_op_path(void **state)
 {
     (void)state;
     gt_err e;
     topology t;
-    gpu_catalog cat;
-    assert_int_equal(gpu_catalog_load_default(&cat, &e), 0);
-    assert_int_equal(topo_parse(&t, "fast", TOPO, strlen(TOPO), &cat, &e), 0);
-    gpu_catalog_free(&cat);
+    parse_topo(&t);
     job j;
     tiny_job(&j, 8);
     plan p;
@@ -257,6 +348,7 @@ int main(void)
         cmocka_unit_test(test_caches_follow_inputs),
         cmocka_unit_test(test_interleaved_takes_op_path),
         cmocka_unit_test(test_replicas_reuse_equals_op_path),
+        cmocka_unit_test(test_memo_equals_fresh),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

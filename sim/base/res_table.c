@@ -4,6 +4,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "sim/base/grow.h"
+
 int res_table_init(res_table *h, int n)
 {
     int cap = 8;
@@ -57,4 +59,28 @@ void res_table_clear(res_table *h)
     for (int k = 0; k < h->nused; k++)
         h->index[h->used[k]] = -1;
     h->nused = 0;
+}
+
+int res_table_reserve(res_table *h, int *room, int n)
+{
+    if (n <= *room) {
+        res_table_clear(h);
+        return 0;
+    }
+    res_table_free(h);
+    *room = 0;
+    if (res_table_init(h, n))
+        return -1;
+    *room = n;
+    return 0;
+}
+
+int res_dense_grow(int **dense, size_t *cap, long n)
+{
+    size_t old = *cap;
+    if (gt_grow(dense, cap, (size_t)(n > 0 ? n : 1), sizeof **dense))
+        return -1;
+    for (size_t i = old; i < *cap; i++)
+        (*dense)[i] = -1;
+    return 0;
 }

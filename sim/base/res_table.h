@@ -7,6 +7,7 @@
 #define GT_RES_TABLE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 typedef struct res_table {
     long *keys;
@@ -23,5 +24,26 @@ void res_table_free(res_table *h);
 int res_table_index(res_table *h, long key, int next, bool *added);
 /* Forget every key (keeps the memory). */
 void res_table_clear(res_table *h);
+/* The index of key among the n found so far (*added when new): a key
+ * below ndense through the array dense (-1 for a key not seen, as the
+ * caller leaves it between uses; a topology's dense resource keys, or all
+ * of a small one's), any other through h. */
+static inline int res_index(int *dense, long ndense, res_table *h, long key, int n, bool *added)
+{
+    if (key >= ndense)
+        return res_table_index(h, key, n, added);
+    int *d = &dense[key];
+    *added = *d < 0;
+    if (*added)
+        *d = n;
+    return *d;
+}
+/* *dense with room for n keys, the new ones -1 (*cap: the keys it has room
+ * for, grown, never shrunk). 0, or -1 when out of memory. */
+int res_dense_grow(int **dense, size_t *cap, long n);
+/* h empty with room for n keys, for a caller that fills it again and again
+ * (*room: the keys it has room for, 0 for a zeroed h): cleared when large
+ * enough, else made anew. 0, or -1 when out of memory. */
+int res_table_reserve(res_table *h, int *room, int n);
 
 #endif

@@ -1,5 +1,6 @@
 /* coll_cache.c — sync-group collectives kept across evaluations (coll_cache.h). */
 #include "sim/estimator/coll_cache.h"
+#include "sim/estimator/load_bound.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -89,8 +90,11 @@ static size_t topo_bytes(const topology *t, unsigned char *buf, int cmp)
 int coll_cache_begin(coll_cache *cc, const topology *t)
 {
     size_t n = topo_bytes(t, NULL, 0);
-    if (cc->topo && n == cc->topo_len && topo_bytes(t, cc->topo, 1) == n)
+    if (cc->topo && n == cc->topo_len && topo_bytes(t, cc->topo, 1) == n) {
+        if (cc->n >= COLL_CACHE_MAX || cc->bytes >= COLL_CACHE_BYTES)
+            clear(cc); /* full: starts over (the same topology) */
         return 1;
+    }
     clear(cc);
     free(cc->topo);
     cc->topo = malloc(n ? n : 1);
@@ -107,14 +111,16 @@ void coll_cache_free(coll_cache *cc)
     free(cc->v);
     free(cc->slot);
     free(cc->topo);
+    coll_price_work_free(&cc->pw);
     memset(cc, 0, sizeof *cc);
 }
 
-/* Room for one more entry (the slot table stays at most half full). */
+/* Room for one more entry (the slot table stays at most half full). An
+ * evaluation reads its groups' loads in place until its group bound
+ * (sync_loads_push), so entries are dropped only between evaluations
+ * (coll_cache_begin), never here. */
 static int reserve(coll_cache *cc)
 {
-    if (cc->n >= COLL_CACHE_MAX || cc->bytes >= COLL_CACHE_BYTES)
-        clear(cc);
     if (cc->n < cc->cap)
         return 0;
     int cap = cc->cap ? 2 * cc->cap : 64, nslot = 4 * cap;
@@ -140,7 +146,7 @@ static int reserve(coll_cache *cc)
 
 /* The entry computed from the collective itself. */
 static int fill(coll_entry *x, uint64_t h, const topology *t, const workload *w,
-                const sync_group *sg, sync_kind sync, gt_err *e)
+                const sync_group *sg, sync_kind sync, coll_price_work *pw, gt_err *e)
 {
     coll_plan c;
     memset(x, 0, sizeof *x);
@@ -150,7 +156,8 @@ static int fill(coll_entry *x, uint64_t h, const topology *t, const workload *w,
                       malloc(sizeof(int) * (size_t)(sg->nmembers > 0 ? sg->nmembers : 1)),
                       0, NULL, 0,
                       malloc(sizeof(double) * (size_t)(c.nflows > 0 ? c.nflows : 1)), 0};
-    x->nloads = collective_price(&c, t, w, &x->est_ns, &x->loads);
+    x->nloads = coll_price_work_keys(pw, lb_array_keys(t)) ? -1
+                : collective_price_ws(&c, t, w, pw, &x->est_ns, &x->loads);
     if (!x->gpus || !x->wan || x->nloads < 0) {
         collective_free(&c);
         entry_free(x);
@@ -189,7 +196,7 @@ const coll_entry *coll_cache_get(coll_cache *cc, const topology *t, const worklo
         return NULL;
     }
     coll_entry *x = &cc->v[cc->n];
-    if (fill(x, h, t, w, sg, sync, e))
+    if (fill(x, h, t, w, sg, sync, &cc->pw, e))
         return NULL;
     cc->bytes += sizeof *x + sizeof(int) * (size_t)x->n + sizeof *x->loads * (size_t)x->nloads +
                  sizeof *x->wan * (size_t)x->nwan;

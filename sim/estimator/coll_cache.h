@@ -39,6 +39,7 @@ typedef struct coll_cache {
     int *slot;            /* open addressing over v: index + 1, 0 empty */
     int nslot;
     size_t bytes;         /* held by the entries */
+    coll_price_work pw;   /* collective_price_ws' arrays, for the next miss */
 } coll_cache;
 
 /* Before an evaluation on t: keeps the entries when t has the content

@@ -52,19 +52,37 @@ void est_workspace_set_path(est_workspace *ws, est_path path)
     ws->path = path;
 }
 
+void est_workspace_set_every_subset(est_workspace *ws, int on)
+{
+    ws->lw.every_subset = on;
+}
+
 const workload *est_workspace_workload(const est_workspace *ws) { return &ws->w; }
 const timing *est_workspace_timing(const est_workspace *ws) { return &ws->tm; }
 const lane_account *est_workspace_accounts(const est_workspace *ws) { return ws->la; }
 int est_workspace_fast(const est_workspace *ws) { return ws->fast; }
 long est_workspace_skipped(const est_workspace *ws) { return ws->fast ? ws->sp.skipped : 0; }
 int est_workspace_reused(const est_workspace *ws) { return ws->fast ? ws->sp.reused : 0; }
+int est_workspace_recalled(const est_workspace *ws) { return ws->fast ? ws->sp.recalled : 0; }
+
+/* The plan check, with its view resolved into the workload's (the build
+ * reads the same view: it is not resolved twice). */
+static int check(est_workspace *ws, const topology *t, const job *j, const plan *p, gt_err *e)
+{
+    plan_view own = ws->pc.v;
+    ws->pc.v = ws->w.view;
+    int rc = plan_check_into(p, t, j, &ws->pc, e);
+    ws->w.view = ws->pc.v;
+    ws->pc.v = own;
+    return rc;
+}
 
 /* Builds the workload (no op list on the fast path) into the buffers of the
- * last one and readies its timing. */
+ * last one, on the check's view, and readies its timing. */
 static int build(est_workspace *ws, const topology *t, const job *j, const plan *p, int fast,
                  gt_err *e)
 {
-    if ((fast ? workload_rebuild_lanes : workload_rebuild)(&ws->w, t, j, p, e))
+    if (workload_rebuild_viewed(&ws->w, t, j, p, !fast, e))
         return -1;
     return timing_reuse(&ws->tm, ws->tm_cap, &ws->w, e);
 }
@@ -75,11 +93,12 @@ static int run(est_workspace *ws, const topology *t, const job *j, const plan *p
 {
     int fast = 0;
     if (ws->path == EST_PATH_AUTO) { /* the caches hold for this topology and job only */
-        int kept = coll_cache_begin(&ws->cc, t);
+        int kept = coll_cache_begin(&ws->cc, t), job_kept = 0;
         if (kept == 0)
             stage_costs_clear(&ws->sc);
-        if (kept < 0 || stage_costs_begin(&ws->sc, j) ||
-            (fast = stage_path_prepare(&ws->sp, &ws->sc, t, j, p)) < 0)
+        if (kept >= 0 && (job_kept = stage_costs_begin(&ws->sc, j)) >= 0 && !(kept && job_kept))
+            stage_path_forget(&ws->sp); /* its stored stages hold for one topology and job */
+        if (kept < 0 || job_kept < 0 || (fast = stage_path_prepare(&ws->sp, &ws->sc, t, j, p)) < 0)
             return gt_fail(e, "out of memory");
     }
     if (build(ws, t, j, p, fast, e))
@@ -126,7 +145,7 @@ int estimate_plan_ws(est_workspace *ws, const topology *t, const job *j, const p
     j = plan_job(p, j, &jb);
     memset(out, 0, sizeof *out);
     ws->fast = 0;
-    if (plan_check_into(p, t, j, &ws->pc, e) || run(ws, t, j, p, e))
+    if (check(ws, t, j, p, e) || run(ws, t, j, p, e))
         return -1;
     if (account(ws, t))
         return gt_fail(e, "out of memory");

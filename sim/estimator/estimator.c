@@ -172,11 +172,11 @@ int estimate_finish(const topology *t, const workload *w, sync_kind sync, timing
 {
     lb_work own = {0};
     lb_work *l = lw ? lw : &own;
-    l->sl.n = 0;
+    sync_loads_reset(&l->sl);
     int rc = 0;
     for (int g = 0; g < w->ngroups && !rc; g++)
         rc = run_group(t, w, sync, tm, g, group_ready(tm, &w->groups[g], sp), &l->sl, cc, e);
-    if (!rc && (sync_loads_bound(&l->sl, path_dense_count(t), tm) || timing_finish_lanes(tm, w)))
+    if (!rc && (sync_loads_bound(&l->sl, lb_work_array_keys(l, t), tm) || timing_finish_lanes(tm, w)))
         rc = gt_fail(e, "out of memory");
     if (!rc && t_over(tm->iteration_ns))
         rc = t_cap_fail(e, t->path, "the estimated iteration");

@@ -39,6 +39,10 @@ typedef struct est_workspace est_workspace;
 est_workspace *est_workspace_new(void);
 void est_workspace_free(est_workspace *ws);
 void est_workspace_set_path(est_workspace *ws, est_path path);
+/* on: the transfer bound tries every shared resource's subsets of streams,
+ * also where a ceiling of them shows they cannot pass the estimate (the
+ * default skips those: the same estimate, the oracle of the skip). */
+void est_workspace_set_every_subset(est_workspace *ws, int on);
 int estimate_plan_ws(est_workspace *ws, const topology *t, const job *j, const plan *p,
                      est_summary *out, gt_err *e);
 /* What the last evaluation in ws computed (valid until the next one): the
@@ -54,6 +58,10 @@ long est_workspace_skipped(const est_workspace *ws);
 /* Pipelines the fast path did not run because an earlier pipeline of the
  * plan had the same stages (it took that one's result); 0 on the op path. */
 int est_workspace_reused(const est_workspace *ws);
+/* Pipelines the fast path did not run because the workspace had stored the
+ * end state of the same recurrence from an earlier evaluation (run_memo.h);
+ * 0 on the op path. */
+int est_workspace_recalled(const est_workspace *ws);
 
 /* The recurrence on a built workload: fills tm (op and lane times). */
 int estimate_run(const topology *t, const workload *w, sync_kind sync, timing *tm, gt_err *e);

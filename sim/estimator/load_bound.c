@@ -2,6 +2,7 @@
 #include "sim/estimator/load_bound.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "sim/base/grow.h"
 #include "sim/base/msort.h"
@@ -9,45 +10,15 @@
 #include "sim/base/res_table.h"
 #include "sim/models/path.h"
 
-/* h, empty, with room for n keys (*cap: the keys it has room for). */
-static int table_grow(res_table *h, int *cap, int n)
+long lb_array_keys(const topology *t)
 {
-    if (n <= *cap) {
-        res_table_clear(h);
-        return 0;
-    }
-    res_table_free(h);
-    *cap = 0;
-    if (res_table_init(h, n))
-        return -1;
-    *cap = n;
-    return 0;
+    long G = t->ngpus, N = t->nnodes, all = path_dense_count(t) + N * N + G * G;
+    return all <= LB_ARRAY_KEYS_MAX ? all : path_dense_count(t);
 }
 
-/* The index of resource key among the n found so far (*added when new):
- * a dense key (a GPU's link, a NIC, a site pair's WAN link: path.h) through
- * dense, which holds -1 outside a gathering; another (a per-pair WAN key)
- * through the table h. */
-static int res_index(int *dense, long ndense, res_table *h, long key, int n, bool *added)
+long lb_work_array_keys(const lb_work *lw, const topology *t)
 {
-    if (key >= ndense)
-        return res_table_index(h, key, n, added);
-    int *d = &dense[key];
-    *added = *d < 0;
-    if (*added)
-        *d = n;
-    return *d;
-}
-
-/* *dense with room for the n dense keys of a topology, all -1. */
-static int dense_grow(int **dense, size_t *cap, long n)
-{
-    size_t old = *cap;
-    if (gt_grow(dense, cap, (size_t)n, sizeof **dense))
-        return -1;
-    for (size_t i = old; i < *cap; i++)
-        (*dense)[i] = -1;
-    return 0;
+    return lw->array_keys > 0 ? lw->array_keys : lb_array_keys(t);
 }
 
 /* --- sync groups ------------------------------------------------------------- */
@@ -59,6 +30,14 @@ struct group_load {
     int64_t start;
 };
 typedef struct group_load group_load;
+
+/* One group's loads, where the caller keeps them. */
+struct group_ref {
+    const coll_load *l;
+    int m, group;
+    int64_t start;
+};
+typedef struct group_ref group_ref;
 
 static int by_resource_then_start(const void *a, const void *b)
 {
@@ -76,10 +55,34 @@ typedef struct res_key {
     int k;                 /* its index in the count table */
 } res_key;
 
-static int by_key(const void *a, const void *b)
+/* v[0..n) in key order (distinct keys, all >= 0), by digits from the
+ * lowest (a stable counting sort per digit: a radix sort), tmp the scratch
+ * of n entries: as few passes as digits of at most 8 bits need, the bits
+ * shared evenly (13-bit keys: two passes of 7 bits, 128 counters each). A
+ * comparison sort gave the same order (the keys are distinct) at several
+ * times the instructions. */
+static void sort_res_keys(res_key *v, int n, res_key *tmp)
 {
-    const res_key *x = a, *y = b;
-    return (x->key > y->key) - (x->key < y->key);
+    long top = 0;
+    for (int i = 0; i < n; i++)
+        top = v[i].key > top ? v[i].key : top;
+    int bits = 0;
+    while (bits < 63 && top >> bits)
+        bits++;
+    int passes = (bits + 7) / 8, width = passes ? (bits + passes - 1) / passes : 0;
+    long mask = (1L << width) - 1;
+    for (int shift = 0; shift < bits; shift += width) {
+        int off[257];
+        for (long d = 0; d <= mask + 1; d++)
+            off[d] = 0;
+        for (int i = 0; i < n; i++)
+            off[(v[i].key >> shift & mask) + 1]++;
+        for (long d = 0; d < mask + 1; d++)
+            off[d + 1] += off[d];
+        for (int i = 0; i < n; i++)
+            tmp[off[v[i].key >> shift & mask]++] = v[i];
+        memcpy(v, tmp, sizeof *v * (size_t)n);
+    }
 }
 
 /* Sync groups of different layers run at the same time and share WAN links
@@ -90,7 +93,6 @@ static int by_key(const void *a, const void *b)
  * nothing changes, so contention-free plans stay exact. */
 int sync_loads_bound(sync_loads *s, long ndense, timing *tm)
 {
-    group_load *gl = s->v;
     int n = s->n;
     if (n == 0)
         return 0;
@@ -103,43 +105,57 @@ int sync_loads_bound(sync_loads *s, long ndense, timing *tm)
     if (gt_grow(&s->tmp, &s->cap_tmp, 2 * (size_t)n, sizeof *s->tmp) ||
         gt_grow(&s->cnt, &s->cap_cnt, 3 * (size_t)n, sizeof *s->cnt) ||
         gt_grow(&s->rk, &s->cap_rk, 2 * (size_t)n, sizeof *s->rk) ||
-        dense_grow(&s->dense, &s->cap_dense, ndense) || table_grow(&s->h, &s->cap_h, n))
+        gt_grow(&s->key, &s->cap_key, (size_t)n, sizeof *s->key) ||
+        res_dense_grow(&s->dense, &s->cap_dense, ndense) || res_table_reserve(&s->h, &s->cap_h, n))
         return -1;
+    /* loads numbered i = 0 .. n-1 group by group; cnt[k]: loads on the k-th
+     * distinct resource, key[k] its key */
     int nk = 0, ns = 0, nsh = 0, *cnt = s->cnt, *res_of = s->cnt + n, *off = s->cnt + 2 * n;
-    for (int i = 0; i < n; i++) {
-        bool added;
-        int k = res_index(s->dense, ndense, &s->h, gl[i].l.key, nk, &added);
-        if (added)
-            cnt[nk++] = 0;
-        cnt[k]++;
-        res_of[i] = k;
-    }
-    for (int i = 0; i < n; i++) /* s->dense back to all -1 */
-        if (gl[i].l.key < ndense)
-            s->dense[gl[i].l.key] = -1;
-    res_key *rk = s->rk;
-    for (int i = 0; i < n; i++) /* each shared resource once, at its first load */
-        if (cnt[res_of[i]] > 1) {
-            rk[nsh++] = (res_key){gl[i].l.key, res_of[i]};
-            off[res_of[i]] = cnt[res_of[i]];
-            cnt[res_of[i]] = -cnt[res_of[i]]; /* seen */
+    int *dense = s->dense;
+    long *keys = s->key;
+    for (int q = 0, i = 0; q < s->ng; q++) {
+        const coll_load *l = s->g[q].l;
+        for (int x = 0, m = s->g[q].m; x < m; x++, i++) {
+            bool added;
+            int k = res_index(dense, ndense, &s->h, l[x].key, nk, &added);
+            if (added) {
+                cnt[nk] = 0;
+                keys[nk++] = l[x].key;
+            }
+            cnt[k]++;
+            res_of[i] = k;
         }
-    gt_msort(rk, (size_t)nsh, sizeof *rk, by_key, rk + nsh);
+    }
+    res_key *rk = s->rk;
+    for (int k = 0; k < nk; k++) { /* s->dense back to all -1; the shared resources */
+        long key = keys[k];
+        if (key < ndense)
+            dense[key] = -1;
+        if (cnt[k] > 1) {
+            rk[nsh++] = (res_key){key, k};
+            off[k] = cnt[k];
+            cnt[k] = -cnt[k]; /* shared */
+        }
+    }
+    sort_res_keys(rk, nsh, rk + nsh);
     for (int r = 0; r < nsh; r++) { /* off[k]: where resource k's loads start */
         int c = off[rk[r].k];
         off[rk[r].k] = ns;
         ns += c;
     }
     group_load *sh = s->tmp;
-    for (int i = 0; i < n; i++)
-        if (cnt[res_of[i]] < 0)
-            sh[off[res_of[i]]++] = gl[i];
+    for (int q = 0, i = 0; q < s->ng; q++) {
+        const group_ref *r = &s->g[q];
+        for (int x = 0; x < r->m; x++, i++)
+            if (cnt[res_of[i]] < 0)
+                sh[off[res_of[i]]++] = (group_load){r->l[x], r->group, r->start};
+    }
     for (int r = 0, i = 0; r < nsh; r++) { /* off[k]: now where they end */
         int e = off[rk[r].k];
-        gt_msort(&sh[i], (size_t)(e - i), sizeof *sh, by_resource_then_start, sh + ns);
+        gt_sort_small(&sh[i], (size_t)(e - i), sizeof *sh, by_resource_then_start, sh + ns);
         i = e;
     }
-    gl = sh;
+    const group_load *gl = sh;
     n = ns;
     for (int i = 0; i < n;) {
         int k = i;
@@ -167,18 +183,21 @@ int sync_loads_bound(sync_loads *s, long ndense, timing *tm)
     return 0;
 }
 
+void sync_loads_reset(sync_loads *s)
+{
+    for (size_t i = 0; i < s->nowned; i++)
+        free(s->owned[i]);
+    s->nowned = 0;
+    s->ng = s->n = 0;
+}
+
 int sync_loads_push(sync_loads *s, const coll_load *l, int m, int group, int64_t start)
 {
-    if (s->n + m > s->cap) { /* s->n: reset by the caller, the buffer kept */
-        int nc = 2 * (s->n + m);
-        group_load *x = realloc(s->v, sizeof *x * (size_t)nc);
-        if (!x)
-            return -1;
-        s->v = x;
-        s->cap = nc;
-    }
-    for (int i = 0; i < m; i++)
-        s->v[s->n++] = (group_load){l[i], group, start};
+    if (gt_grow(&s->g, &s->cap_g, s->ng < (int)s->cap_g ? s->cap_g : 2 * s->cap_g + 16,
+                sizeof *s->g))
+        return -1;
+    s->g[s->ng++] = (group_ref){l, m, group, start};
+    s->n += m;
     return 0;
 }
 
@@ -189,14 +208,20 @@ int sync_loads_add(sync_loads *s, const coll_plan *c, const topology *t, const w
     int m = collective_loads(c, t, w, &l);
     if (m < 0)
         return -1;
-    int rc = sync_loads_push(s, l, m, group, start);
-    free(l);
-    return rc;
+    if (gt_grow(&s->owned, &s->cap_owned, s->nowned + 1, sizeof *s->owned)) {
+        free(l);
+        return -1;
+    }
+    s->owned[s->nowned++] = l; /* read by sync_loads_bound, freed at the next reset */
+    return sync_loads_push(s, l, m, group, start);
 }
 
 void sync_loads_free(sync_loads *s)
 {
-    free(s->v);
+    sync_loads_reset(s);
+    free(s->g);
+    free(s->owned);
+    free(s->key);
     free(s->tmp);
     free(s->cnt);
     free(s->rk);
@@ -270,7 +295,7 @@ static int add_to_stream(stream_set *ss, int src, int dst, stream_load x)
         }
     }
     if (!ss->table) {
-        if (table_grow(&lw->h, &lw->cap_h, ss->transfers))
+        if (res_table_reserve(&lw->h, &lw->cap_h, ss->transfers))
             return -1;
         ss->table = 1;
     }
@@ -453,13 +478,32 @@ void lb_work_free(lb_work *lw)
     *lw = (lb_work){0};
 }
 
-/* The best subset bound over resources: the (stream, resource) entries
+/* The best subset bound over resources whose subsets may give more than
+ * beat (the estimate so far, or -1 for all; 0 when none): the (stream, resource) entries
  * per[0..np), of resource index ri[x] (0..nr), grouped by resource with a
  * counting pass into out (np entries; per is the sorts' scratch after). A
  * resource's entries then come sorted by start as a full sort by key would
  * give them, and the maximum does not depend on the order of resources. */
+/* No subset of the streams v[0..n) of one resource (sorted by start) can
+ * give more than this: the latest start, the largest latency, all their
+ * bytes (summed in the same order, so no subset's sum is above it), no
+ * rounding credit, the largest tail; every term of subset_bound's sum is
+ * monotone in each of these. */
+static int64_t subset_ceiling(const stream_load *v, int n)
+{
+    int64_t start = 0, tail = 0;
+    double bytes = 0, lat = 0;
+    for (int x = 0; x < n; x++) {
+        start = v[x].first_start > start ? v[x].first_start : start;
+        tail = v[x].min_tail > tail ? v[x].min_tail : tail;
+        lat = v[x].min_lat > lat ? v[x].min_lat : lat;
+        bytes += v[x].bytes;
+    }
+    return t_add(start, t_add(load_floor_ns(lat, bytes, v[0].cap, 0), tail));
+}
+
 static int64_t best_subset(stream_load *per, const int *ri, int np, int nr, int *off,
-                           stream_load *out)
+                           stream_load *out, int64_t beat)
 {
     for (int r = 0; r <= nr; r++)
         off[r] = 0;
@@ -474,7 +518,9 @@ static int64_t best_subset(stream_load *per, const int *ri, int np, int nr, int 
         int n = off[r] - i;
         if (n < 2)
             continue;
-        gt_msort(&out[i], (size_t)n, sizeof *out, by_key_then_start, per);
+        gt_sort_small(&out[i], (size_t)n, sizeof *out, by_key_then_start, per);
+        if (subset_ceiling(&out[i], n) <= beat)
+            continue; /* no subset here can raise the estimate */
         int64_t b = subset_bound(&out[i], n);
         best = b > best ? b : best;
     }
@@ -488,11 +534,11 @@ static int resources_bound(const topology *t, const workload *w, const stream_lo
                            timing *tm, lb_work *lw)
 {
     /* per: one entry per (stream, resource); ri: its resource's index in res */
-    long ndense = path_dense_count(t);
+    long ndense = lb_work_array_keys(lw, t);
     if (gt_grow(&lw->res, &lw->cap_res, (size_t)(3 * ns), sizeof *lw->res) ||
         gt_grow(&lw->per, &lw->cap_per, (size_t)(3 * ns), sizeof *lw->per) ||
         gt_grow(&lw->ri, &lw->cap_ri, (size_t)(6 * ns + 1), sizeof *lw->ri) ||
-        dense_grow(&lw->dense, &lw->cap_dense, ndense) || table_grow(&lw->h, &lw->cap_h, 3 * ns))
+        res_dense_grow(&lw->dense, &lw->cap_dense, ndense) || res_table_reserve(&lw->h, &lw->cap_h, 3 * ns))
         return -1;
     stream_load *res = lw->res, *per = lw->per;
     int *ri = lw->ri;
@@ -527,7 +573,8 @@ static int resources_bound(const topology *t, const workload *w, const stream_lo
     if (tm->xfer_all_ns > tm->iteration_ns)
         tm->iteration_ns = tm->xfer_all_ns;
     if (np > nr) { /* some resource carries several streams; res is free now */
-        int64_t b = best_subset(per, ri, np, nr, ri + np, res);
+        int64_t b = best_subset(per, ri, np, nr, ri + np, res,
+                                lw->every_subset ? -1 : tm->iteration_ns);
         tm->xfer_subset_ns = b > tm->xfer_subset_ns ? b : tm->xfer_subset_ns;
     }
     if (tm->xfer_subset_ns > tm->iteration_ns)

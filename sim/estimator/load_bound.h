@@ -33,8 +33,14 @@
 
 /* Each sync group's bytes per resource, gathered while the groups are built. */
 typedef struct sync_loads {
-    struct group_load *v, *tmp; /* tmp: the shared loads, and the sort's scratch */
-    int n, cap;
+    struct group_ref *g;   /* each group's loads (not copied), its index and start */
+    int ng, n;             /* groups, loads in all */
+    size_t cap_g;
+    coll_load **owned;     /* the loads sync_loads_add made, freed at the next reset */
+    size_t nowned, cap_owned;
+    long *key;             /* each distinct resource's key */
+    size_t cap_key;
+    struct group_load *tmp; /* the shared loads, and the sort's scratch */
     size_t cap_tmp, cap_cnt;
     int *cnt;              /* loads on each distinct resource (h's index) */
     struct res_key *rk;    /* the shared resources, in key order */
@@ -45,13 +51,23 @@ typedef struct sync_loads {
     int cap_h;
 } sync_loads;
 
+/* Before an evaluation's groups: no loads (the buffers kept). */
+void sync_loads_reset(sync_loads *s);
 int sync_loads_add(sync_loads *s, const coll_plan *c, const topology *t, const workload *w,
                    int group, int64_t start);
-/* The same from loads already gathered (collective_loads' of the group). */
+/* The same from loads already gathered (collective_loads' of the group),
+ * which must stay in place until sync_loads_bound: they are read there,
+ * not copied (a collective cache's entry, say). */
 int sync_loads_push(sync_loads *s, const coll_load *l, int m, int group, int64_t start);
 /* Raises tm->group_end of the last group on each shared resource (ndense:
- * path_dense_count of the topology); 0, or -1 when out of memory. */
+ * lb_array_keys of the topology); 0, or -1 when out of memory. */
 int sync_loads_bound(sync_loads *s, long ndense, timing *tm);
+/* Resource keys below this index are gathered through an array of that
+ * size, the rest through a hash table: every key of the topology (path.h:
+ * per-pair ones too) when they number at most LB_ARRAY_KEYS_MAX, else the
+ * dense ones (path_dense_count). */
+#define LB_ARRAY_KEYS_MAX (1L << 18)
+long lb_array_keys(const topology *t);
 void sync_loads_free(sync_loads *s);
 
 /* The transfer bound's work arrays, kept between evaluations (zeroed at
@@ -68,6 +84,9 @@ typedef struct lb_work {
     size_t cap_tail;
     int *slot;
     size_t cap_slot;
+    int every_subset;      /* try every shared resource's subsets (the skip's oracle) */
+    long array_keys;       /* 0: keys below lb_array_keys go through arrays; else below
+                            * this (a test's choice: the hash table's oracle) */
     int64_t *drain;        /* per lane: least time from its last op's end to the iteration end */
     size_t cap_drain;
     int *last;             /* per lane: its last op */
@@ -79,6 +98,9 @@ typedef struct lb_work {
     int cap_h;
 } lb_work;
 void lb_work_free(lb_work *lw);
+/* The bounds' array keys with lw's choice (lw->array_keys when set, else
+ * lb_array_keys). */
+long lb_work_array_keys(const lb_work *lw, const topology *t);
 
 /* Raises tm->iteration_ns to the transfer bound (after timing_finish_lanes);
  * returns 0, or -1 when out of memory. */

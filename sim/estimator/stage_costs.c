@@ -42,7 +42,7 @@ int stage_costs_begin(stage_costs *c, const job *j)
         c->cap = STAGE_COSTS_MAX;
     }
     if (c->job && n == c->job_len && job_bytes(j, c->job, 1) == n)
-        return 0;
+        return 1;
     stage_costs_clear(c);
     c->job_len = 0;
     if (gt_grow(&c->job, &c->job_cap, n, 1)) /* kept: jobs alternate in some callers */

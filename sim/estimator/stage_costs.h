@@ -26,7 +26,8 @@ typedef struct stage_costs {
 } stage_costs;
 
 /* Before an evaluation of job j: keeps the entries when j is the job they
- * were computed for, else drops them. Returns 0, or -1 when out of memory. */
+ * were computed for (returns 1), else drops them (0); -1 when out of
+ * memory. */
 int stage_costs_begin(stage_costs *c, const job *j);
 void stage_costs_clear(stage_costs *c);
 /* Listed stage k of pipeline pi: as workload_stage_base_ns. */

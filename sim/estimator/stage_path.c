@@ -21,10 +21,12 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sim/base/timecap.h"
 #include "sim/inputs/freq.h"
 #include "sim/models/cost.h"
+#include "sim/estimator/run_memo.h"
 
 enum { F = OP_FWD, B = OP_BWD };
 
@@ -103,6 +105,76 @@ static int prepare_pipe(sp_stage *st, stage_costs *sc, const topology *t, const 
     return 1;
 }
 
+/* What prepare_pipe gives a stage, as stored. */
+typedef struct sp_prep {
+    int64_t dur[2], xin_ns[2];
+    int has_in[2], xfer[2], wan[2];
+} sp_prep;
+
+/* The plan entries prepare_pipe reads of pipeline pi (with the topology
+ * and the job, fixed between stage_path_forget calls) into sp->key. */
+static size_t prep_key(stage_path *sp, const plan *p, int pi)
+{
+    const plan_pipeline *pp = &p->pipes[pi];
+    int64_t *key = sp->key;
+    size_t n = 0;
+    key[n++] = p->schedule;
+    key[n++] = p->microbatch_size;
+    key[n++] = pp->nstages;
+    key[n++] = plan_physical_stages(p, pi);
+    for (int k = 0; k < pp->nstages; k++) {
+        const plan_stage *s = &pp->stages[k];
+        key[n++] = s->gpus[0];
+        key[n++] = s->ngpus;
+        key[n++] = s->first;
+        key[n++] = s->last;
+        key[n++] = s->freq_fwd_mhz;
+        key[n++] = s->freq_bwd_mhz;
+    }
+    return n;
+}
+
+/* prepare_pipe through sp->prep: 1 when pipeline pi qualifies (st filled),
+ * 0 when not, -1 when out of memory. */
+static int prepare_stored(stage_path *sp, sp_stage *st, stage_costs *sc, const topology *t,
+                          const job *j, const plan *p, int pi, double act)
+{
+    int S = p->pipes[pi].nstages;
+    size_t nkey = prep_key(sp, p, pi), len, size = sizeof(sp_prep) * (size_t)S + sizeof(int);
+    const unsigned char *v = run_memo_get(&sp->prep, sp->key, nkey, &len);
+    if (v && len == size) {
+        const sp_prep *x = (const sp_prep *)(const void *)v;
+        for (int k = 0; k < S; k++)
+            for (int kind = 0; kind < 2; kind++) {
+                st[k].dur[kind] = x[k].dur[kind];
+                st[k].xin_ns[kind] = x[k].xin_ns[kind];
+                st[k].has_in[kind] = x[k].has_in[kind];
+                st[k].xfer[kind] = x[k].xfer[kind];
+                st[k].wan[kind] = x[k].wan[kind];
+            }
+        int ok;
+        memcpy(&ok, v + size - sizeof ok, sizeof ok);
+        return ok;
+    }
+    int ok = prepare_pipe(st, sc, t, j, p, pi, act);
+    if (grow((void **)&sp->val, &sp->cap_val, (int)size, 1))
+        return -1;
+    sp_prep *x = (sp_prep *)(void *)sp->val;
+    for (int k = 0; k < S && ok; k++)
+        x[k] = (sp_prep){{st[k].dur[F], st[k].dur[B]}, {st[k].xin_ns[F], st[k].xin_ns[B]},
+                         {st[k].has_in[F], st[k].has_in[B]}, {st[k].xfer[F], st[k].xfer[B]},
+                         {st[k].wan[F], st[k].wan[B]}};
+    if (!ok)
+        memset(x, 0, size - sizeof ok);
+    memcpy(sp->val + size - sizeof ok, &ok, sizeof ok);
+    return run_memo_put(&sp->prep, sp->key, nkey, sp->val, size) ? -1 : ok;
+}
+
+void stage_path_forget(stage_path *sp)
+{
+    run_memo_clear(&sp->prep);
+}
+
 int stage_path_prepare(stage_path *sp, stage_costs *sc, const topology *t, const job *j,
                        const plan *p)
 {
@@ -111,15 +183,20 @@ int stage_path_prepare(stage_path *sp, stage_costs *sc, const topology *t, const
     int nlanes = 0;
     for (int pi = 0; pi < p->npipes; pi++)
         nlanes += p->pipes[pi].nstages;
+    int Smax = 1;
+    for (int pi = 0; pi < p->npipes; pi++)
+        Smax = p->pipes[pi].nstages > Smax ? p->pipes[pi].nstages : Smax;
     if (grow((void **)&sp->st, &sp->cap_st, nlanes, sizeof *sp->st) ||
         grow((void **)&sp->lanes, &sp->cap_lanes, nlanes, sizeof *sp->lanes) ||
-        grow((void **)&sp->streams, &sp->cap_streams, 2 * nlanes, sizeof *sp->streams))
+        grow((void **)&sp->streams, &sp->cap_streams, 2 * nlanes, sizeof *sp->streams) ||
+        grow((void **)&sp->key, &sp->cap_key, 4 + 6 * Smax, sizeof *sp->key))
         return -1;
     double act = cost_activation_bytes(j, p->microbatch_size), transfers = 0;
     int acc = plan_accumulation(p, j);
     for (int pi = 0, lane0 = 0; pi < p->npipes; pi++) {
-        if (!prepare_pipe(&sp->st[lane0], sc, t, j, p, pi, act))
-            return 0;
+        int ok = prepare_stored(sp, &sp->st[lane0], sc, t, j, p, pi, act);
+        if (ok <= 0)
+            return ok;
         for (int k = 0; k < p->pipes[pi].nstages; k++)
             transfers += (double)(sp->st[lane0 + k].xfer[F] + sp->st[lane0 + k].xfer[B]) *
                          p->pipes[pi].microbatches * acc;
@@ -336,6 +413,18 @@ static void stage_chains(sp_stage *st, int S)
     }
 }
 
+/* st[0..S) takes the end state of from[0..S), a run of the same
+ * recurrence; only which links cross sites stays st's own. */
+static void take_state(sp_stage *st, const sp_stage *from, int S)
+{
+    for (int k = 0; k < S; k++) {
+        int wan[2] = {st[k].wan[F], st[k].wan[B]};
+        st[k] = from[k];
+        st[k].wan[F] = wan[F];
+        st[k].wan[B] = wan[B];
+    }
+}
+
 /* Do two pipelines' stages run the same recurrence (durations, transfers,
  * totals: everything but which links cross sites)? */
 static int same_stages(const sp_stage *a, const sp_stage *b, int S)
@@ -360,16 +449,63 @@ static int reuse_earlier(stage_path *sp, const plan *p, int pi, int lane0)
         if (p->pipes[pj].nstages != S || p->pipes[pj].microbatches != m ||
             !same_stages(&sp->st[l0], st, S))
             continue;
-        for (int k = 0; k < S; k++) {
-            int wan[2] = {st[k].wan[F], st[k].wan[B]};
-            st[k] = sp->st[l0 + k];
-            st[k].wan[F] = wan[F];
-            st[k].wan[B] = wan[B];
-        }
+        take_state(st, &sp->st[l0], S);
         sp->reused++;
         return 1;
     }
     return 0;
+}
+
+/* The words the recurrence of pipeline pi reads (its stages' durations,
+ * lone transfers, inputs and optimizer step; its microbatches, flushes and
+ * schedule), into sp->key; returns how many. */
+static size_t memo_key(stage_path *sp, const plan *p, const workload *w, int pi,
+                       const sp_stage *st)
+{
+    int S = p->pipes[pi].nstages;
+    int64_t *key = sp->key;
+    size_t n = 0;
+    key[n++] = p->schedule;
+    key[n++] = S;
+    key[n++] = p->pipes[pi].microbatches;
+    key[n++] = w->accumulation;
+    for (int k = 0; k < S; k++) {
+        const sp_stage *s = &st[k];
+        key[n++] = s->dur[F];
+        key[n++] = s->dur[B];
+        key[n++] = s->xin_ns[F];
+        key[n++] = s->xin_ns[B];
+        key[n++] = s->has_in[F] | s->has_in[B] << 1 | s->xfer[F] << 2 | s->xfer[B] << 3;
+        key[n++] = s->opt;
+    }
+    return n;
+}
+
+/* A stored end state of the same recurrence (from an earlier plan), taken
+ * with the rounds it jumped; 1 when found. */
+static int recall(stage_path *sp, size_t nkey, sp_stage *st, int S)
+{
+    size_t len;
+    const unsigned char *v = run_memo_get(&sp->memo, sp->key, nkey, &len);
+    if (!v || len != sizeof *st * (size_t)S + sizeof(long))
+        return 0;
+    long skipped; /* the states are 8-byte aligned in the memo's pool */
+    memcpy(&skipped, v + sizeof *st * (size_t)S, sizeof skipped);
+    take_state(st, (const sp_stage *)(const void *)v, S);
+    sp->skipped += skipped;
+    sp->recalled++;
+    return 1;
+}
+
+/* Stores the end state the pipeline's run left, and the rounds it jumped. */
+static int remember(stage_path *sp, size_t nkey, const sp_stage *st, int S, long skipped)
+{
+    size_t len = sizeof *st * (size_t)S;
+    if (grow((void **)&sp->val, &sp->cap_val, (int)(len + sizeof skipped), 1))
+        return -1;
+    memcpy(sp->val, st, len);
+    memcpy(sp->val + len, &skipped, sizeof skipped);
+    return run_memo_put(&sp->memo, sp->key, nkey, sp->val, len + sizeof skipped);
 }
 
 int stage_path_run(stage_path *sp, const plan *p, const workload *w, timing *tm)
@@ -378,10 +514,12 @@ int stage_path_run(stage_path *sp, const plan *p, const workload *w, timing *tm)
     sp->wan_bytes = 0;
     sp->skipped = 0;
     sp->reused = 0;
+    sp->recalled = 0;
     int Smax = 1;
     for (int pi = 0; pi < p->npipes; pi++)
         Smax = p->pipes[pi].nstages > Smax ? p->pipes[pi].nstages : Smax;
-    if (grow((void **)&sp->hist, &sp->cap_hist, (2 * Smax + 2) * Smax, sizeof *sp->hist))
+    if (grow((void **)&sp->hist, &sp->cap_hist, (2 * Smax + 2) * Smax, sizeof *sp->hist) ||
+        grow((void **)&sp->key, &sp->cap_key, 4 + 6 * Smax, sizeof *sp->key))
         return -1;
     long wan = 0;
     for (int pi = 0, lane0 = 0; pi < p->npipes; pi++) {
@@ -397,9 +535,15 @@ int stage_path_run(stage_path *sp, const plan *p, const workload *w, timing *tm)
             s->tail[F] = s->tail[B] = 0;
         }
         phase ph = {sp, st, sp->hist, S, 2 * S + 2, 0, 0};
-        if (!reuse_earlier(sp, p, pi, lane0))
+        size_t nkey = 0;
+        if (!reuse_earlier(sp, p, pi, lane0) &&
+            !recall(sp, nkey = memo_key(sp, p, w, pi, st), st, S)) {
+            long before = sp->skipped;
             for (int f = 0; f < w->accumulation; f++)
                 (p->schedule == SCHED_GPIPE ? flush_gpipe : flush_1f1b)(&ph, m);
+            if (remember(sp, nkey, st, S, sp->skipped - before))
+                return -1;
+        }
         stage_drains(st, S);
         stage_chains(st, S);
         for (int k = 0; k < S; k++) {
@@ -425,5 +569,9 @@ void stage_path_free(stage_path *sp)
     free(sp->lanes);
     free(sp->streams);
     free(sp->hist);
+    free(sp->key);
+    free(sp->val);
+    run_memo_free(&sp->memo);
+    run_memo_free(&sp->prep);
     *sp = (stage_path){0};
 }

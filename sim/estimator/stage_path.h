@@ -17,6 +17,7 @@
 
 #include <stdint.h>
 #include "sim/estimator/load_bound.h"
+#include "sim/estimator/run_memo.h"
 #include "sim/estimator/stage_costs.h"
 #include "sim/inputs/job.h"
 #include "sim/inputs/plan.h"
@@ -46,11 +47,22 @@ typedef struct stage_path {
     double act;            /* bytes of one activation (or gradient) transfer */
     long skipped;          /* rounds jumped over in the last run (its speed-up) */
     int reused;            /* pipelines of the last run that took an earlier one's result */
+    int recalled;          /* ... that took a stored result of an earlier plan's (memo) */
+    run_memo memo;         /* pipelines' end states by their recurrence's inputs */
+    run_memo prep;         /* pipelines' prepared stages by their plan entries (one
+                            * topology and job: stage_path_forget) */
+    int64_t *key;          /* the key being looked up */
+    int cap_key;
+    unsigned char *val;    /* the value being stored */
+    int cap_val;
 } stage_path;
 
 /* Does the fast path apply to this checked plan? Fills the per-stage
  * durations (through sc) and transfers; returns 1, 0 when it does not
- * apply, -1 when out of memory. */
+ * apply, -1 when out of memory. A pipeline whose stages (GPUs, layers,
+ * clocks) and microbatch size an earlier call prepared takes the stored
+ * result: the caller calls stage_path_forget when the topology or the job
+ * differs from the last call's. */
 int stage_path_prepare(stage_path *sp, stage_costs *sc, const topology *t, const job *j,
                        const plan *p);
 /* Runs it on the lanes-only workload of the same plan: sets each lane's
@@ -58,6 +70,7 @@ int stage_path_prepare(stage_path *sp, stage_costs *sc, const topology *t, const
  * near the time cap (the caller falls back to the op path, which saturates
  * exactly), or -1 when out of memory. */
 int stage_path_run(stage_path *sp, const plan *p, const workload *w, timing *tm);
+void stage_path_forget(stage_path *sp);
 void stage_path_free(stage_path *sp);
 
 #endif

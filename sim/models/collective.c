@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/base/grow.h"
 #include "sim/models/cost.h"
 #include "sim/models/dp_sync.h"
 #include "sim/base/res_table.h"
@@ -309,19 +310,6 @@ static int64_t flow_lone_ns(const topology *t, int a, int b, double bytes, doubl
     return cost_transfer_ns(bytes, *lat, rate);
 }
 
-int64_t load_floor_ns(double min_lat, double bytes, double cap, long flows)
-{
-    double ns = bytes / cap * 1e9 - 0.5 * (double)flows;
-    if (!(ns < (double)GT_TIME_CAP_NS))
-        return GT_TIME_CAP_NS;
-    /* ceil(ns) for 0 < ns < 2^60, inline (the estimator asks thousands of
-     * times per evaluation): the truncation is exact, and below ns when ns
-     * has a fraction */
-    int64_t carry = ns > 0 ? (int64_t)ns : 0;
-    carry += ns > 0 && (double)carry < ns;
-    return t_add(cost_ns(min_lat), carry);
-}
-
 /* A step cannot end before its busiest shared resource has carried its
  * bytes: min latency + bytes / capacity (load_floor_ns). With one flow per
  * resource this is never above the lone-flow time, so contention-free plans
@@ -397,14 +385,7 @@ static int same_as_previous(const coll_plan *c, int s)
     return n == b - a && !memcmp(&c->flows[a], &c->flows[b], sizeof *c->flows * (size_t)n);
 }
 
-typedef struct price_work {
-    res_table h;          /* resource key -> index in out */
-    int *res, *nres;      /* per flow of the open step: its resources' indices, how many */
-    int *stamp, *touched; /* per resource: last step that used it; this step's resources */
-    coll_load *step;      /* per resource: this step's bytes, flows, least latency */
-} price_work;
-
-static void price_work_free(price_work *p)
+void coll_price_work_free(coll_price_work *p)
 {
     res_table_free(&p->h);
     free(p->res);
@@ -412,20 +393,22 @@ static void price_work_free(price_work *p)
     free(p->stamp);
     free(p->touched);
     free(p->step);
+    free(p->dense);
+    memset(p, 0, sizeof *p);
 }
 
-static int price_work_init(price_work *p, int nflows, int maxstep)
+/* p's arrays grown for c (kept from earlier calls when large enough; a
+ * resource's stamp is written when it is first added, before it is read). */
+static int price_work_reserve(coll_price_work *p, int nflows, int maxstep)
 {
-    int nres = PATH_MAX_RES * nflows + 1;
-    memset(p, 0, sizeof *p);
-    p->res = malloc(sizeof *p->res * (size_t)(PATH_MAX_RES * maxstep + 1));
-    p->nres = malloc(sizeof *p->nres * (size_t)(maxstep + 1));
-    p->stamp = malloc(sizeof *p->stamp * (size_t)nres);
-    p->touched = malloc(sizeof *p->touched * (size_t)nres);
-    p->step = malloc(sizeof *p->step * (size_t)nres);
-    if (res_table_init(&p->h, nres) || !p->res || !p->nres || !p->stamp || !p->touched ||
-        !p->step) {
-        price_work_free(p);
+    size_t nres = PATH_MAX_RES * (size_t)nflows + 1;
+    if (res_table_reserve(&p->h, &p->room, (int)nres) ||
+        gt_grow(&p->res, &p->cap[0], PATH_MAX_RES * (size_t)maxstep + 1, sizeof *p->res) ||
+        gt_grow(&p->nres, &p->cap[1], (size_t)maxstep + 1, sizeof *p->nres) ||
+        gt_grow(&p->stamp, &p->cap[2], nres, sizeof *p->stamp) ||
+        gt_grow(&p->touched, &p->cap[3], nres, sizeof *p->touched) ||
+        gt_grow(&p->step, &p->cap[4], nres, sizeof *p->step)) {
+        coll_price_work_free(p);
         return -1;
     }
     return 0;
@@ -436,7 +419,7 @@ static int price_work_init(price_work *p, int nflows, int maxstep)
  * them) and to the step's own (as step_load_bound merges them). Returns
  * the step's duration; *m grows by the new resources. */
 static int64_t price_new_step(const coll_plan *c, int s, const topology *t, const workload *w,
-                              price_work *p, coll_load *out, int *m)
+                              coll_price_work *p, coll_load *out, int *m)
 {
     int64_t worst = 0;
     int ntouched = 0;
@@ -451,7 +434,7 @@ static int64_t price_new_step(const coll_plan *c, int s, const topology *t, cons
         p->nres[j] = k;
         for (int i = 0; i < k; i++) {
             bool added;
-            int x = res_table_index(&p->h, r[i].key, *m, &added);
+            int x = res_index(p->dense, p->ndense, &p->h, r[i].key, *m, &added);
             if (added)
                 out[(*m)++] = (coll_load){r[i].key, r[i].cap, fl->bytes, lat, 1};
             else
@@ -478,7 +461,8 @@ static int64_t price_new_step(const coll_plan *c, int s, const topology *t, cons
 
 /* A step equal to the one before: its bytes added again, in the same order
  * (the latencies are the same, so the least ones stay). */
-static void price_repeat_step(const coll_plan *c, int s, const price_work *p, coll_load *out)
+static void price_repeat_step(const coll_plan *c, int s, const coll_price_work *p,
+                              coll_load *out)
 {
     for (int f = c->step_first[s], j = 0; f < c->step_first[s + 1]; f++, j++)
         for (int i = 0; i < p->nres[j]; i++) {
@@ -487,13 +471,11 @@ static void price_repeat_step(const coll_plan *c, int s, const price_work *p, co
         }
 }
 
-int collective_price(const coll_plan *c, const topology *t, const workload *w, int64_t *est_ns,
-                     coll_load **out)
+int collective_price_ws(const coll_plan *c, const topology *t, const workload *w,
+                        coll_price_work *p, int64_t *est_ns, coll_load **out)
 {
-    int maxstep = max_step_flows(c);
-    price_work p;
     *out = malloc(sizeof **out * (size_t)(PATH_MAX_RES * c->nflows + 1));
-    if (!*out || price_work_init(&p, c->nflows, maxstep)) {
+    if (!*out || price_work_reserve(p, c->nflows, max_step_flows(c))) {
         free(*out);
         *out = NULL;
         return -1;
@@ -502,12 +484,31 @@ int collective_price(const coll_plan *c, const topology *t, const workload *w, i
     int m = 0;
     for (int s = 0; s < c->nsteps; s++) {
         if (same_as_previous(c, s))
-            price_repeat_step(c, s, &p, *out);
+            price_repeat_step(c, s, p, *out);
         else
-            worst = price_new_step(c, s, t, w, &p, *out, &m);
+            worst = price_new_step(c, s, t, w, p, *out, &m);
         total = t_add(total, worst);
     }
-    price_work_free(&p);
+    for (int i = 0; i < m; i++) /* p->dense back to all -1 */
+        if ((*out)[i].key < p->ndense)
+            p->dense[(*out)[i].key] = -1;
     *est_ns = total;
+    return m;
+}
+
+int coll_price_work_keys(coll_price_work *p, long ndense)
+{
+    if (res_dense_grow(&p->dense, &p->cap_dense, ndense))
+        return -1;
+    p->ndense = ndense;
+    return 0;
+}
+
+int collective_price(const coll_plan *c, const topology *t, const workload *w, int64_t *est_ns,
+                     coll_load **out)
+{
+    coll_price_work p = {0};
+    int m = collective_price_ws(c, t, w, &p, est_ns, out);
+    coll_price_work_free(&p);
     return m;
 }

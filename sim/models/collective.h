@@ -20,6 +20,8 @@
 #ifndef GT_COLLECTIVE_H
 #define GT_COLLECTIVE_H
 
+#include "sim/base/res_table.h"
+#include "sim/base/timecap.h"
 #include "sim/inputs/plan.h"
 #include "sim/inputs/topology.h"
 #include "sim/models/workload.h"
@@ -88,7 +90,19 @@ int collective_loads(const coll_plan *c, const topology *t, const workload *w, c
  * flows / 2 ns, rounded up (the replay's times are whole ns). A lower
  * bound term of the load bounds (load_bound.h and each step's here), so
  * that they never pass the replay. */
-int64_t load_floor_ns(double min_lat, double bytes, double cap, long flows);
+/* (inline: the load bounds ask hundreds of times per evaluation) */
+static inline int64_t load_floor_ns(double min_lat, double bytes, double cap, long flows)
+{
+    double ns = bytes / cap * 1e9 - 0.5 * (double)flows;
+    if (!(ns < (double)GT_TIME_CAP_NS))
+        return GT_TIME_CAP_NS;
+    /* ceil(ns) for 0 < ns < 2^60, inline (the estimator asks thousands of
+     * times per evaluation): the truncation is exact, and below ns when ns
+     * has a fraction */
+    int64_t carry = ns > 0 ? (int64_t)ns : 0;
+    carry += ns > 0 && (double)carry < ns;
+    return t_add(cost_ns(min_lat), carry);
+}
 /* Contention-free duration: sum over steps of the slowest lone flow. */
 int64_t collective_estimate_ns(const coll_plan *c, const topology *t, const workload *w);
 /* Both of the above in one pass, the same to the bit: the estimate in
@@ -99,5 +113,26 @@ int64_t collective_estimate_ns(const coll_plan *c, const topology *t, const work
  * the op path keeps the two separate functions, its oracle. */
 int collective_price(const coll_plan *c, const topology *t, const workload *w, int64_t *est_ns,
                      coll_load **out);
+/* Its work arrays, kept between the calls of a caller pricing many
+ * collectives (zeroed at first; grown, never shrunk), and the same pricing
+ * on them. */
+typedef struct coll_price_work {
+    res_table h;          /* resource key -> index in out */
+    int room;             /* keys h has room for */
+    int *res, *nres;      /* per flow of the open step: its resources' indices, how many */
+    int *stamp, *touched; /* per resource: last step that used it; this step's resources */
+    coll_load *step;      /* per resource: this step's bytes, flows, least latency */
+    size_t cap[5];
+    int *dense;           /* keys below ndense -> index (-1 between calls), not h */
+    long ndense;          /* 0: every key through h */
+    size_t cap_dense;
+} coll_price_work;
+/* Keys below ndense go through an array of that size from now on (the
+ * caller's choice: a small topology's every key); 0, or -1 when out of
+ * memory. */
+int coll_price_work_keys(coll_price_work *p, long ndense);
+int collective_price_ws(const coll_plan *c, const topology *t, const workload *w,
+                        coll_price_work *p, int64_t *est_ns, coll_load **out);
+void coll_price_work_free(coll_price_work *p);
 
 #endif

@@ -17,15 +17,23 @@
 
 /* The attention kernel stage s runs (attn_choice.h): fused only when every
  * one of its GPUs can (a tensor-parallel group runs one kernel). t == NULL
- * or a forced kernel: j's own. */
-static attn_choice stage_attention(const topology *t, const job *j, const plan_stage *s)
+ * or a forced kernel: j's own. by_type, when given, holds per GPU type of t
+ * whether it runs the fused kernel (-1: not asked yet; under auto that
+ * depends on the type alone), so each type is asked once per check. */
+static attn_choice stage_attention(const topology *t, const job *j, const plan_stage *s,
+                                   signed char *by_type)
 {
     if (!t || j->attention != ATTN_AUTO)
         return j->attention;
     int fused = 1;
     for (int x = 0; x < s->ngpus; x++)
-        if (s->gpus[x] >= 0 && s->gpus[x] < t->ngpus)
-            fused &= attn_fused_on(j, topo_gpu_type(t, s->gpus[x]));
+        if (s->gpus[x] >= 0 && s->gpus[x] < t->ngpus) {
+            signed char *f = by_type ? &by_type[t->gpus[s->gpus[x]].type] : NULL;
+            int on = f && *f >= 0 ? *f : attn_fused_on(j, topo_gpu_type(t, s->gpus[x]));
+            if (f)
+                *f = (signed char)on;
+            fused &= on;
+        }
     return fused ? ATTN_FUSED : ATTN_UNFUSED;
 }
 
@@ -35,7 +43,7 @@ static const job *stage_job(const topology *t, const job *j, const plan_stage *s
     if (!t || j->attention != ATTN_AUTO)
         return j;
     *buf = *j;
-    buf->attention = stage_attention(t, j, s);
+    buf->attention = stage_attention(t, j, s, NULL);
     return buf;
 }
 
@@ -103,10 +111,11 @@ static size_t memo_size(size_t stages)
 }
 
 static double memo_stage_bytes(stage_mem_slot *memo, size_t mask, const plan *p,
-                               const topology *t, const job *j, int pi, int k, int in_flight)
+                               const topology *t, const job *j, int pi, int k, int in_flight,
+                               signed char *by_type)
 {
     const plan_stage *s = &p->pipes[pi].stages[k];
-    int att = (int)stage_attention(t, j, s);
+    int att = (int)stage_attention(t, j, s, by_type);
     uint64_t h = (uint64_t)(unsigned)s->first * 0x9e3779b97f4a7c15u ^
                  (uint64_t)(unsigned)s->last * 0xc2b2ae3d27d4eb4fu ^
                  (uint64_t)(unsigned)s->ngpus * 0x165667b19e3779f9u ^
@@ -125,10 +134,14 @@ static double memo_stage_bytes(stage_mem_slot *memo, size_t mask, const plan *p,
 }
 
 /* Every GPU's memory into mem (used: scratch), ngpus = v->ngpus each;
- * memo: memo_size(the plan's stages) zeroed slots. */
+ * memo: memo_size(the plan's stages) zeroed slots; by_type: NULL, or room
+ * for t's GPU types (stage_attention). */
 static void view_memory_into(const plan_view *v, const plan *p, const topology *t,
-                             const job *j, double *mem, char *used, stage_mem_slot *memo)
+                             const job *j, double *mem, char *used, stage_mem_slot *memo,
+                             signed char *by_type)
 {
+    if (by_type)
+        memset(by_type, -1, (size_t)t->ntypes);
     job jb;
     j = plan_job(p, j, &jb);
     int ngpus = v->ngpus;
@@ -139,7 +152,8 @@ static void view_memory_into(const plan_view *v, const plan *p, const topology *
         const plan_pipeline *pp = &p->pipes[pi];
         for (int k = 0; k < pp->nstages; k++) {
             const plan_stage *s = &pp->stages[k];
-            double m = memo_stage_bytes(memo, mask, p, t, j, pi, k, plan_view_in_flight(v, pi, k));
+            double m = memo_stage_bytes(memo, mask, p, t, j, pi, k, plan_view_in_flight(v, pi, k),
+                                        by_type);
             for (int x = 0; x < s->ngpus; x++)
                 if (s->gpus[x] >= 0 && s->gpus[x] < ngpus) {
                     mem[s->gpus[x]] += m;
@@ -164,7 +178,7 @@ int plan_view_memory(const plan_view *v, const plan *p, const topology *t, const
         free(memo);
         return -1;
     }
-    view_memory_into(v, p, t, j, mem, used, memo);
+    view_memory_into(v, p, t, j, mem, used, memo, NULL);
     free(used);
     free(memo);
     *out = mem;
@@ -305,10 +319,11 @@ static int check_memory(const plan *p, plan_check_buf *b, const topology *t, con
     size_t slots = memo_size((size_t)v->stage0[v->npipes]);
     if (gt_grow(&b->mem, &b->cap[0], (size_t)n, sizeof *b->mem) ||
         gt_grow(&b->used, &b->cap[1], (size_t)n, 1) ||
-        gt_grow(&b->memo, &b->cap_memo, slots, sizeof *b->memo))
+        gt_grow(&b->memo, &b->cap_memo, slots, sizeof *b->memo) ||
+        gt_grow(&b->by_type, &b->cap_by_type, (size_t)t->ntypes, 1))
         return gt_fail(e, "out of memory");
     memset(b->memo, 0, sizeof *b->memo * slots);
-    view_memory_into(v, p, t, j, b->mem, b->used, b->memo);
+    view_memory_into(v, p, t, j, b->mem, b->used, b->memo, b->by_type);
     const double *mem = b->mem;
     int rc = 0;
     for (int pi = 0; pi < p->npipes && !rc; pi++) {
@@ -392,6 +407,7 @@ void plan_check_buf_free(plan_check_buf *b)
     free(b->used);
     free(b->owner);
     free(b->memo);
+    free(b->by_type);
     memset(b, 0, sizeof *b);
 }
 

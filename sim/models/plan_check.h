@@ -25,6 +25,8 @@ typedef struct plan_check_buf {
     size_t cap[3];
     struct stage_mem_slot *memo; /* stage bytes of this check, by stage shape */
     size_t cap_memo;
+    signed char *by_type;  /* per GPU type: runs the fused attention kernel (this check) */
+    size_t cap_by_type;
 } plan_check_buf;
 int plan_check_into(const plan *p, const topology *t, const job *j, plan_check_buf *b, gt_err *e);
 void plan_check_buf_free(plan_check_buf *b);

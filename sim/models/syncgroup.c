@@ -8,14 +8,20 @@
 #include "sim/models/cost.h"
 #include "sim/models/dp_sync.h"
 
-/* listed stage holding layer l in pipeline pi */
-static int stage_of_layer(const plan *p, int pi, int l)
+/* stage[l*D + pi]: the listed stage of pipeline pi holding layer l (the
+ * first one listed if several do), -1 if none: each stage writes its
+ * layers, the last listed first, so the first listed is left. */
+static void stages_of_layers(const plan *p, int pi, int D, int L, int *stage)
 {
     const plan_pipeline *pp = &p->pipes[pi];
-    for (int k = 0; k < pp->nstages; k++)
-        if (pp->stages[k].first <= l && l <= pp->stages[k].last)
-            return k;
-    return -1;
+    for (int l = 0; l < L; l++)
+        stage[l * D + pi] = -1;
+    for (int k = pp->nstages - 1; k >= 0; k--) {
+        int lo = pp->stages[k].first > 0 ? pp->stages[k].first : 0;
+        int hi = pp->stages[k].last < L - 1 ? pp->stages[k].last : L - 1;
+        for (int l = lo; l <= hi; l++)
+            stage[l * D + pi] = k;
+    }
 }
 
 typedef struct sg_ctx {
@@ -130,10 +136,11 @@ int syncgroups_build(workload *w, const job *j, const plan *p, gt_err *e)
         c.base[pi] = ops;
         ops += 2 * p->pipes[pi].nstages * p->pipes[pi].microbatches * w->accumulation;
     }
+    for (int pi = 0; pi < D; pi++)
+        stages_of_layers(p, pi, D, L, c.stage);
     for (int l = 0; l < L; l++)
         for (int pi = 0; pi < D; pi++) {
-            int k = stage_of_layer(p, pi, l);
-            c.stage[l * D + pi] = k;
+            int k = c.stage[l * D + pi];
             c.owners[l * D + pi] = k < 0 ? -1 : c.lane0[pi] + k % w->view.S[pi];
         }
     for (int l = 0; l < L;) {

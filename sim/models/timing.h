@@ -28,7 +28,8 @@ typedef struct timing {
     int64_t iteration_ns;
     int64_t unbounded_ns; /* estimator: the iteration before the transfer load bound */
     int64_t xfer_all_ns;  /* estimator: the transfer bound over each resource's transfers */
-    int64_t xfer_subset_ns; /* ... over its best subset of streams (0: none shared) */
+    int64_t xfer_subset_ns; /* ... over its best subset of streams, on the resources
+                             * where a subset may pass the estimate so far (0: none) */
     double wan_bytes;     /* bytes that crossed a WAN link */
     int64_t *scratch;     /* timing_finish_lanes' work space, kept by timing_reuse */
     size_t cap_scratch;

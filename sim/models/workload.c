@@ -194,8 +194,9 @@ static void fill_lanes(workload *w, const topology *t, const job *j, const plan 
     }
 }
 
+/* viewed: w->view is already p's over t (plan_view_rebuild), kept as is. */
 static int build(workload *w, const topology *t, const job *j, const plan *p, int with_ops,
-                 gt_err *e)
+                 int viewed, gt_err *e)
 {
     workload keep = *w; /* buffers to reuse (workload_rebuild) */
     memset(w, 0, sizeof *w);
@@ -215,7 +216,7 @@ static int build(workload *w, const topology *t, const job *j, const plan *p, in
     int nops = count_ops(p, w->accumulation);
     if (nops < 0)
         return gt_fail(e, "plan too large to simulate (over %d ops; plan_check says why)", PLAN_MAX_OPS);
-    if (plan_view_rebuild(&w->view, p, t->ngpus, e)) {
+    if (!viewed && plan_view_rebuild(&w->view, p, t->ngpus, e)) {
         workload_free(w);
         return -1;
     }
@@ -267,24 +268,30 @@ static int build(workload *w, const topology *t, const job *j, const plan *p, in
 int workload_build(workload *w, const topology *t, const job *j, const plan *p, gt_err *e)
 {
     memset(w, 0, sizeof *w);
-    return build(w, t, j, p, 1, e);
+    return build(w, t, j, p, 1, 0, e);
 }
 
 int workload_build_lanes(workload *w, const topology *t, const job *j, const plan *p, gt_err *e)
 {
     memset(w, 0, sizeof *w);
-    return build(w, t, j, p, 0, e);
+    return build(w, t, j, p, 0, 0, e);
 }
 
 int workload_rebuild(workload *w, const topology *t, const job *j, const plan *p, gt_err *e)
 {
-    return build(w, t, j, p, 1, e);
+    return build(w, t, j, p, 1, 0, e);
 }
 
 int workload_rebuild_lanes(workload *w, const topology *t, const job *j, const plan *p,
                            gt_err *e)
 {
-    return build(w, t, j, p, 0, e);
+    return build(w, t, j, p, 0, 0, e);
+}
+
+int workload_rebuild_viewed(workload *w, const topology *t, const job *j, const plan *p,
+                            int with_ops, gt_err *e)
+{
+    return build(w, t, j, p, with_ops, 1, e);
 }
 
 void workload_free(workload *w)

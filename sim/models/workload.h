@@ -103,6 +103,11 @@ void workload_stage_clocks(const topology *t, const plan *p, int pi, int k, int6
 int workload_rebuild(workload *w, const topology *t, const job *j, const plan *p, gt_err *e);
 int workload_rebuild_lanes(workload *w, const topology *t, const job *j, const plan *p,
                            gt_err *e);
+/* workload_rebuild (with_ops) or workload_rebuild_lanes when w->view is
+ * already p resolved over t (the plan check's view, built into it): the
+ * view is not resolved again. */
+int workload_rebuild_viewed(workload *w, const topology *t, const job *j, const plan *p,
+                            int with_ops, gt_err *e);
 void workload_free(workload *w);
 
 #endif
