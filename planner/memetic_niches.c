@@ -121,8 +121,8 @@ static void niche_population(search *s, int d, const genome *best)
             S--;
         enc_seed(pr, SEED_RANDOM, S, d, gsl_rng_uniform(r) < 0.5 ? SCHED_1F1B : SCHED_GPIPE,
                  (sync_kind)gsl_rng_uniform_int(r, ENC_NSYNC), best->bi, r, &s->pop[i]);
-        if (s->pop[i].D != d) /* no shape of d pipelines: a copy of one that has */
-            genome_copy(&s->pop[i], &s->pop[n > 0 ? i % n : 0], pr->N);
+        if (s->pop[i].D != d && n > 0) /* no shape of d pipelines: a copy of one that has */
+            genome_copy(&s->pop[i], &s->pop[i % n], pr->N);
     }
 }
 
