@@ -386,14 +386,15 @@ bool ls_prune(ls_env *env, genome *g)
     int *cand = malloc(sizeof(int) * (size_t)(S + D + nres));
     if (!cand)
         return false;
-    for (int p = 0; p < D; p++)
+    for (int p = 0; p < D && !env->keep_d; p++)
         if (enc_shape_ok(pr, S, D - 1, g->bi))
             cand[n++] = p;            /* drop pipeline p */
     for (int k = 0; k < S; k++)
         if (enc_shape_ok(pr, S - 1, D, g->bi))
             cand[n++] = -1 - k;       /* drop stage k */
     for (int i = 0; i < nres; i++)
-        cand[n++] = RESHAPE - i;      /* the same GPUs in another shape */
+        if (!env->keep_d || (reshape_of(pr, g, i, &S2, &D2, &bs) && D2 == env->keep_d))
+            cand[n++] = RESHAPE - i;  /* the same GPUs in another shape */
     int take = n < env->max_moves ? n : env->max_moves;
     for (int i = 0; i < take; i++) {
         int k = i + (int)gsl_rng_uniform_int(env->rng, (unsigned long)(n - i));
@@ -460,7 +461,7 @@ int ls_widest(const enc_problem *pr, const genome *g, genome *out)
 bool ls_grow(ls_env *env, genome *g)
 {
     const enc_problem *pr = env->pr;
-    if (g->status != 1)
+    if (g->status != 1 || env->keep_d)
         return false;
     bool have = false;
     int Dw = widest_d(pr, g);

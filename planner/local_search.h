@@ -42,6 +42,7 @@ typedef struct ls_env {
     genome *tmp, *best;   /* scratch genomes (caller-allocated) */
     int max_moves;        /* candidates per LS call (LS3, LS4) */
     long evals;           /* evaluations done (incremented) */
+    int keep_d;           /* > 0: LS4 keeps the pipeline count (a niche's search) */
 } ls_env;
 
 /* Each takes an evaluated genome, returns true when it improved it in place. */

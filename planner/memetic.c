@@ -63,12 +63,7 @@ static int replay_more(const search *s, const genome *pool, int np, int base,
             g->fit < best->value)
             cand[n++] = g;
     }
-    for (int i = 1; i < n; i++) /* insertion sort by estimate, stable */
-        for (int k = i; k > 0 && cand[k]->fit < cand[k - 1]->fit; k--) {
-            const genome *x = cand[k];
-            cand[k] = cand[k - 1];
-            cand[k - 1] = x;
-        }
+    ma_sort_ptrs_by_fit(cand, n); /* by estimate, stable */
     /* extra finalists: none once the budget's deadline has passed (only the
      * elite's first replay is always made, ma_pick_final) */
     if (n == 0 || (lim->stop && *lim->stop) || (lim->deadline > 0 && ma_now_s() > lim->deadline))
@@ -155,6 +150,37 @@ static int replay_variants(const search *s, const objective *sobj,
     return rc;
 }
 
+/* Each shape's best genomes (memetic_niches.c) as finalists, within the
+ * replay work of the elite's: where the estimate ranks one shape's plans
+ * below another's that replay faster, the whole elite can be of the one
+ * shape. */
+static int replay_niches(const search *s, const objective *sobj, const enc_replay_limits *lim,
+                         enc_final *best)
+{
+    int cap = s->nniches * MA_NICHE_REPLAYS;
+    const genome **c = malloc(sizeof *c * (size_t)(cap > 0 ? cap : 1));
+    genome *pool = malloc(sizeof *pool * (size_t)(cap > 0 ? cap : 1));
+    if (!c || !pool) {
+        free(c);
+        free(pool);
+        return -1;
+    }
+    int n = ma_niche_finalists(s, c, MA_NICHE_FINAL), np = 0;
+    double work = 0;
+    for (int i = 0; i < n; i++) {
+        if (!(c[i]->fit < best->value))
+            break; /* sorted by estimate: no later one can win */
+        work += replay_work(s->pr, c[i]);
+        if (work > MA_REPLAY_WORK)
+            break; /* not even the first: one too large would win unreplayed */
+        pool[np++] = *c[i]; /* read only: the struct, not its arrays */
+    }
+    int rc = replay_more(s, pool, np, s->nelite + s->nseeds + 2 * MA_VARIANTS, sobj, lim, best);
+    free(c);
+    free(pool);
+    return rc;
+}
+
 /* The best estimate, unreplayed: with a time budget, a search whose plan
  * cannot beat cfg->beat (its estimate, a lower bound of the replay, does
  * not) spends no replay on it (one of a plan on every GPU of a large pool
@@ -194,7 +220,9 @@ int ma_pick_final(const search *s, const objective *sobj, enc_final *best, gt_er
         return -1;
     if (replay_more(s, s->seeds, s->nseeds, s->nelite, sobj, &lim, best))
         return -1;
-    return s->cfg->local_search ? replay_variants(s, sobj, &lim, best) : 0;
+    if (s->cfg->local_search && replay_variants(s, sobj, &lim, best))
+        return -1;
+    return s->cfg->full ? replay_niches(s, sobj, &lim, best) : 0;
 }
 
 /* --- the planner ------------------------------------------------------------------------ */
@@ -294,7 +322,8 @@ static int run_view(const topology *t, const job *j, const planner_opts *o,
     if (!rc && objective_needs_fastest(&obj))
         rc = fastest_phase(&s, &obj, &sobj, e);
     if (!rc)
-        rc = ma_run_phase(&s, ma_share(o, objective_needs_fastest(&obj) ? 2.0 / 3 : 1.0))
+        rc = ma_run_phase(&s, ma_share(o, objective_needs_fastest(&obj) ? 2.0 / 3 : 1.0)) ||
+                     ma_niche_searches(&s)
                  ? gt_fail(e, "out of memory")
                  : 0;
     ma_progress(&s, 0, true);

@@ -96,7 +96,8 @@ void op_crossover(const enc_problem *pr, const genome *a, const genome *b, bool 
                   gsl_rng *rng, genome *child);
 /* One mutation: swap two placed GPUs, swap in an unselected GPU, change the
  * shape (a stage or pipeline more or less), or change the schedule, sync or
- * microbatch size. (Cuts and microbatch counts are decoded, not mutated.) */
-void op_mutate(const enc_problem *pr, genome *g, gsl_rng *rng);
+ * microbatch size. (Cuts and microbatch counts are decoded, not mutated.)
+ * keep_d > 0: the pipeline count stays (a stage more or less only). */
+void op_mutate(const enc_problem *pr, genome *g, gsl_rng *rng, int keep_d);
 
 #endif

@@ -136,6 +136,8 @@ static int island_finish(void *state, plan *out, planner_stats *st, gt_err *e)
     ma_island *x = state;
     enc_final f;
     objective sobj = x->obj;
+    if (ma_niche_searches(&x->s)) /* as the plain planner does: one island is it */
+        return gt_fail(e, "out of memory");
     if (ma_pick_final(&x->s, &sobj, &f, e))
         return -1;
     *out = f.p;

@@ -55,7 +55,7 @@ static void fresh_push(kid_ctx *k, const cache_entry *x)
 /* Keep g in best[0..*n) (sorted by fit, distinct, at most cap; stable: an
  * equal fitness goes after the ones already kept). The elite and each
  * child's best evaluated genomes are kept this way. */
-static void keep_best(genome *best, int *n, int cap, const genome *g, int N)
+void ma_keep_best(genome *best, int *n, int cap, const genome *g, int N)
 {
     if (g->status != 1 || !isfinite(g->fit))
         return;
@@ -79,7 +79,7 @@ static void keep_best(genome *best, int *n, int cap, const genome *g, int N)
 /* Keep g among the child's MA_KID_BEST best distinct evaluated genomes. */
 static void kid_keep(kid_ctx *k, const genome *g)
 {
-    keep_best(k->best, &k->nbest, MA_KID_BEST, g, k->s->pr->N);
+    ma_keep_best(k->best, &k->nbest, MA_KID_BEST, g, k->s->pr->N);
 }
 
 /* g as it was decoded when entry c was made: from the split kept with it
@@ -188,7 +188,7 @@ void ma_rescore(search *s, genome *g, int n)
 void ma_elite_rescore(search *s);
 
 /* splitmix64: one independent stream per (seed, generation, child). */
-static unsigned long stream_seed(uint64_t seed, int gen, int idx)
+unsigned long ma_stream_seed(uint64_t seed, int gen, int idx)
 {
     uint64_t z = seed * 0x9E3779B97F4A7C15ULL + (uint64_t)gen * 0xBF58476D1CE4E5B9ULL +
                  (uint64_t)idx * 0x94D049BB133111EBULL + 0x2545F4914F6CDD1DULL;
@@ -202,21 +202,38 @@ static unsigned long stream_seed(uint64_t seed, int gen, int idx)
 /* Keep g if it is among the MA_ELITE best distinct genomes seen. */
 static void elite_offer(search *s, const genome *g)
 {
-    keep_best(s->elite, &s->nelite, MA_ELITE, g, s->pr->N);
+    ma_keep_best(s->elite, &s->nelite, MA_ELITE, g, s->pr->N);
+    ma_niche_offer(s, g);
 }
 
-/* The objective changed: re-score and re-sort (insertion sort, stable). */
+void ma_sort_by_fit(genome *g, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int k = i; k > 0 && g[k].fit < g[k - 1].fit; k--) {
+            genome t = g[k];
+            g[k] = g[k - 1];
+            g[k - 1] = t;
+        }
+}
+
+void ma_sort_ptrs_by_fit(const genome **g, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int k = i; k > 0 && g[k]->fit < g[k - 1]->fit; k--) {
+            const genome *t = g[k];
+            g[k] = g[k - 1];
+            g[k - 1] = t;
+        }
+}
+
+/* The objective changed: re-score and re-sort. */
 void ma_elite_rescore(search *s)
 {
     ma_rescore(s, s->seeds, s->nseeds);
+    ma_niches_rescore(s);
     for (int i = 0; i < s->nelite; i++)
         s->elite[i].fit = objective_value(&s->obj, &s->elite[i].est);
-    for (int i = 1; i < s->nelite; i++)
-        for (int k = i; k > 0 && s->elite[k].fit < s->elite[k - 1].fit; k--) {
-            genome t = s->elite[k];
-            s->elite[k] = s->elite[k - 1];
-            s->elite[k - 1] = t;
-        }
+    ma_sort_by_fit(s->elite, s->nelite);
 }
 
 /* --- survival --------------------------------------------------------------------- */
@@ -300,7 +317,7 @@ static int tournament(const search *s, gsl_rng *rng)
 static void local_search(search *s, genome *k, int i, gsl_rng *rng)
 {
     ls_env env = {s->pr, ma_eval_genome, &s->kc[i], rng, &s->scratch[2 * i],
-                  &s->scratch[2 * i + 1], s->ls_moves, 0};
+                  &s->scratch[2 * i + 1], s->ls_moves, 0, s->keep_d};
     ls_genes(&env, k);
     ls_stage_order(&env, k);
     for (int r = 0; r < 3 && ls_critical(&env, k); r++)
@@ -324,7 +341,7 @@ static void make_kid(search *s, int i)
         genome_copy(k, pa, s->pr->N);
     int muts = crossed ? gsl_rng_uniform(rng) < 0.5 : 1 + (gsl_rng_uniform(rng) < 0.3);
     for (int m = 0; m < muts; m++)
-        op_mutate(s->pr, k, rng);
+        op_mutate(s->pr, k, rng, s->keep_d);
     ma_eval_genome(&s->kc[i], k);
     if (!s->cfg->local_search || k->status != 1)
         return;
@@ -373,7 +390,7 @@ void ma_archive_kids(search *s, genome *g, int n)
 static int generation(search *s)
 {
     for (int i = 0; i < s->lambda; i++)
-        gsl_rng_set(s->rng[i], stream_seed(s->o->seed, s->gen + 1, i));
+        gsl_rng_set(s->rng[i], ma_stream_seed(s->o->seed, s->gen + 1, i));
 #pragma omp parallel for num_threads(s->nth) schedule(dynamic, 1) if (s->par)
     for (int i = 0; i < s->lambda; i++)
         make_kid(s, i);
@@ -390,7 +407,7 @@ static int restart(search *s)
 {
     for (int i = s->P / 4; i < s->P; i++) {
         gsl_rng *r = s->rng[i % s->lambda];
-        gsl_rng_set(r, stream_seed(s->o->seed, s->gen, s->lambda + i));
+        gsl_rng_set(r, ma_stream_seed(s->o->seed, s->gen, s->lambda + i));
         int bi = (int)gsl_rng_uniform_int(r, (unsigned long)s->pr->nb);
         enc_seed(s->pr, SEED_RANDOM, 0, 0, gsl_rng_uniform(r) < 0.5 ? SCHED_1F1B : SCHED_GPIPE,
                  (sync_kind)gsl_rng_uniform_int(r, ENC_NSYNC), bi, r, &s->pop[i]);
@@ -436,7 +453,7 @@ int ma_evolve_from(search *s, int gens, double phase_deadline, stall_state *ss)
         if (s->pop[0].fit < best * (1 - 1e-12) || (isinf(best) && isfinite(s->pop[0].fit))) {
             best = s->pop[0].fit;
             stall = restarts = 0;
-        } else if (++stall >= MA_STALL) {
+        } else if (++stall >= s->stall_limit) {
             if (s->deadline <= 0 || restarts >= MA_RESTARTS) {
                 s->stopped = "stagnation";
                 break;
@@ -528,7 +545,7 @@ int ma_seed_population(search *s, const genome *ref)
     add_baseline_seeds(s, &n);
     int nseeds = n;
     for (int i = n; i < s->P; i++) {
-        gsl_rng_set(s->rng[0], stream_seed(s->o->seed, 0, i));
+        gsl_rng_set(s->rng[0], ma_stream_seed(s->o->seed, 0, i));
         int bi = (int)gsl_rng_uniform_int(s->rng[0], (unsigned long)pr->nb);
         enc_seed(pr, SEED_RANDOM, 0, 0, gsl_rng_uniform(s->rng[0]) < 0.5 ? SCHED_1F1B : SCHED_GPIPE,
                  (sync_kind)gsl_rng_uniform_int(s->rng[0], ENC_NSYNC), bi, s->rng[0], &s->pop[i]);
@@ -571,6 +588,7 @@ void ma_search_free(search *s)
     for (int i = 0; i < s->nseeds; i++)
         genome_free(&s->seeds[i]);
     free(s->seeds);
+    ma_niches_free(s);
     free(s->pop);
     free(s->kids);
     free(s->scratch);
@@ -590,6 +608,7 @@ int ma_search_init(search *s, const enc_problem *pr, const planner_opts *o,
     s->P = s->lambda = big ? 16 : 32 + pr->N / 32;
     s->ls_moves = big ? MA_LS_MOVES / 2 : MA_LS_MOVES;
     s->ls_light = big;
+    s->stall_limit = MA_STALL;
     s->nth = o->threads > 0 ? o->threads : omp_get_max_threads();
     /* children of small instances take microseconds: a parallel region costs
      * more than it saves (and much more on a busy machine) */

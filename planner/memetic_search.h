@@ -30,10 +30,24 @@
 #define MA_ELITE 48        /* best distinct genomes kept for the finalists */
 #define MA_VARIANTS 16     /* best of them whose other splits and widest grids are finalists */
 #define MA_ARCHIVE 64
+#define MA_NICHE_KEEP 4     /* best distinct genomes kept per shape (S, D) */
+#define MA_NICHE_MAX 256    /* shapes kept at most (the first met) */
+#define MA_NICHES 2         /* pipeline counts given a niche search after the main one */
+#define MA_NICHE_SHARE 0.2  /* a niche search's generations, of the main search's limit */
+#define MA_NICHE_STALL 20   /* a niche search stops after this many without improvement */
+#define MA_NICHE_REPLAYS 2  /* of each shape's best, finalists */
+#define MA_NICHE_FINAL 32   /* shape finalists at most */
 #define MA_MAIN_SHARE 0.4  /* budget mode, objectives time, energy, carbon, cost: the full
                               search's share; the four ablation searches share the rest */
 
 struct search;
+
+/* One shape's niche: the best distinct genomes of shape S x D evaluated so
+ * far, whatever the population kept (memetic_niches.c). */
+typedef struct niche {
+    int S, D, n;
+    genome best[MA_NICHE_KEEP];   /* sorted by fit */
+} niche;
 
 /* One child's evaluation context: its new estimates wait here for the merge,
  * and so do the best genomes it evaluated (local search tries many
@@ -69,6 +83,10 @@ typedef struct search {
     int nelite;
     genome *seeds;                  /* the deterministic seeds, as evaluated (finalists too) */
     int nseeds;
+    niche *niches;                  /* per shape, in the order first met */
+    int nniches, capniches;
+    int keep_d;                     /* > 0: a niche search, every genome has keep_d pipelines */
+    int stall_limit;                /* generations without improvement before stopping */
     pareto_archive *arch;           /* pareto only */
     long evals;                     /* estimator calls */
     int gen;                        /* generations so far, all phases */
@@ -90,6 +108,21 @@ typedef struct budget {
 } budget;
 
 double ma_now_s(void);
+unsigned long ma_stream_seed(uint64_t seed, int gen, int idx);
+void ma_keep_best(genome *best, int *n, int cap, const genome *g, int N);
+/* Stable insertion sorts by fit: of the structs (their arrays move with
+ * them), of pointers. */
+void ma_sort_by_fit(genome *g, int n);
+void ma_sort_ptrs_by_fit(const genome **g, int n);
+/* Shape niches (memetic_niches.c): g offered to its shape's niche; the
+ * niche searches (default stopping rule, full planner only); the niches'
+ * best genomes as finalists (pointers into s, sorted by fit, at most max);
+ * re-scoring them. */
+void ma_niche_offer(search *s, const genome *g);
+int ma_niche_searches(search *s);
+int ma_niche_finalists(const search *s, const genome **out, int max);
+void ma_niches_rescore(search *s); /* the objective changed (phases) */
+void ma_niches_free(search *s);
 void ma_eval_genome(void *vctx, genome *g);
 int ma_merge_fresh(search *s, int n);
 void ma_rescore(search *s, genome *g, int n);

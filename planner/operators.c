@@ -210,11 +210,12 @@ static bool reslice(const enc_problem *pr, genome *g, gsl_rng *rng)
     return false;
 }
 
-static bool change_shape(const enc_problem *pr, genome *g, gsl_rng *rng, int *grid)
+/* keep_d > 0: a stage more or less only (a pipeline-count niche, memetic_niches.c). */
+static bool change_shape(const enc_problem *pr, genome *g, gsl_rng *rng, int *grid, int keep_d)
 {
-    if (rnd(rng, 5) == 0)
+    if (!keep_d && rnd(rng, 5) == 0)
         return reslice(pr, g, rng);
-    int S = g->S, D = g->D, kind = rnd(rng, 4);
+    int S = g->S, D = g->D, kind = rnd(rng, keep_d ? 2 : 4);
     int S2 = S + (kind == 0) - (kind == 1), D2 = D + (kind == 2) - (kind == 3);
     if (!enc_shape_ok(pr, S2, D2, g->bi))
         return false;
@@ -268,7 +269,7 @@ static void change_gene(const enc_problem *pr, genome *g, gsl_rng *rng)
     }
 }
 
-void op_mutate(const enc_problem *pr, genome *g, gsl_rng *rng)
+void op_mutate(const enc_problem *pr, genome *g, gsl_rng *rng, int keep_d)
 {
     double r = gsl_rng_uniform(rng);
     g->status = 0;
@@ -282,7 +283,7 @@ void op_mutate(const enc_problem *pr, genome *g, gsl_rng *rng)
             return;
         }
         int *grid = malloc(sizeof(int) * (size_t)pr->N);
-        bool done = grid && change_shape(pr, g, rng, grid);
+        bool done = grid && change_shape(pr, g, rng, grid, keep_d);
         free(grid);
         if (!done)
             swap_unselected(pr, g, rng);

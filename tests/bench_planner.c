@@ -189,15 +189,6 @@ static int run_memetic(const topology *t, const job *j, double budget, plan *p, 
     return 0;
 }
 
-/* The process's CPU seconds so far (user + system, all threads). */
-static double cpu_s(void)
-{
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
-           ru.ru_stime.tv_usec * 1e-6;
-}
-
 /* One budgeted run: objective, wall and CPU seconds (0 when it failed). */
 typedef struct mrun {
     int ok;

@@ -450,7 +450,7 @@ static void order_and_split(void **state)
         if (g.status != 1)
             continue;
         worse += g.fit > opt * (1 + 1e-12);
-        ls_env env = {&pr, eval_time, &pr, rng, &tmp, &best, 8, 0};
+        ls_env env = {&pr, eval_time, &pr, rng, &tmp, &best, 8, 0, 0};
         for (int r = 0; r < 8 && ls_stage_order(&env, &g); r++)
             ;
         if (!(g.fit <= opt * (1 + 1e-12)))
