@@ -125,7 +125,9 @@ test-clang: $(DEPS_OK)
 	    $(MAKE) --no-print-directory -s BUILD=build-clang CC=clang build-clang/libgeotrain.a build-clang/libgeotrain-cli.a build-clang/geotrain.o >/dev/null && echo "clang build: ok"; \
 	else echo "clang not installed: skipping the clang build"; fi
 
-test-unit: $(BIN) $(TEST_BIN)
+# The bench binaries are built here too (not run: make bench does), so that a
+# change cannot break make bench unseen.
+test-unit: $(BIN) $(TEST_BIN) $(BENCH_BIN)
 	@sh tests/check_runner.sh
 	@sh tests/run.sh $(BUILD)/tests
 
