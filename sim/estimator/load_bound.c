@@ -545,9 +545,11 @@ static int resources_bound(const topology *t, const workload *w, const stream_lo
     int nr = 0, np = 0;
     for (int s = 0; s < ns; s++) {
         int a = w->lanes[v[s].key / w->nlanes].gpu, b = w->lanes[v[s].key % w->nlanes].gpu;
-        double lat = path_latency(t, a, b); /* path_lone's */
-        path_res r[3];
-        int k = path_resources(t, a, b, r);
+        const path_entry *pe = path_memo_get(lw->pm, t, a, b);
+        path_res own[PATH_MAX_RES];
+        const path_res *r = pe ? pe->res : own;
+        double lat = pe ? pe->lat : path_latency(t, a, b); /* path_lone's */
+        int k = pe ? pe->nres : path_resources(t, a, b, own);
         for (int x = 0; x < k; x++) {
             stream_load one = {r[x].key, r[x].cap, v[s].bytes, lat, v[s].n, v[s].first_start,
                                v[s].min_tail};

@@ -96,6 +96,7 @@ typedef struct lb_work {
     size_t cap_feed;
     res_table h;
     int cap_h;
+    path_memo *pm;         /* the caller's paths of this topology, or NULL: path.h asked */
 } lb_work;
 void lb_work_free(lb_work *lw);
 /* The bounds' array keys with lw's choice (lw->array_keys when set, else
