@@ -83,6 +83,7 @@ static void clear(coll_cache *cc)
         entry_free(&cc->v[i]);
     cc->n = 0;
     cc->bytes = 0;
+    cc->gen++;
     if (cc->slot)
         memset(cc->slot, 0, sizeof *cc->slot * (size_t)cc->nslot);
 }

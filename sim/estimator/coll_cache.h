@@ -40,6 +40,7 @@ typedef struct coll_cache {
     int *slot;            /* open addressing over v: index + 1, 0 empty */
     int nslot;
     size_t bytes;         /* held by the entries */
+    unsigned long gen;    /* counts the clears: while it holds, no entry moves or goes */
     coll_price_work pw;   /* collective_price_ws' arrays, for the next miss */
     int *key;             /* the group being looked up: its GPUs, ascending */
     int key_cap;
