@@ -173,7 +173,8 @@ static int count_kept(sync_loads *s, long ndense)
 
 /* sync_loads_bound's layout from the kept counts: one pass over the loads
  * picks the shared ones (a count over one) and their resources, which are
- * put in key order; the loads are then placed resource by resource. */
+ * put in key order; the loads are then placed resource by resource. 0; 1
+ * when the counts do not match the loads (dropped); -1 out of memory. */
 static int bound_kept(sync_loads *s, timing *tm)
 {
     int n = s->n, nsh = 0, nsl = 0;
@@ -200,9 +201,15 @@ static int bound_kept(sync_loads *s, timing *tm)
         }
     }
     sort_res_keys(rk, nsh, rk + nsh);
-    for (int r = 0, ns = 0; r < nsh; r++) {
+    int ns = 0;
+    for (int r = 0; r < nsh; r++) {
         s->at[rk[r].key] = ns;
         ns += s->rc[rk[r].key];
+    }
+    if (ns != nsl) { /* counts that do not match the loads (cannot happen while the
+                        owner keeps its promise): dropped, the full pass instead */
+        s->kept_epoch = 0;
+        return 1;
     }
     for (int i = 0; i < nsl; i++)
         sh[s->at[picked[i].l.key]++] = picked[i];
@@ -228,8 +235,10 @@ int sync_loads_bound(sync_loads *s, long ndense, timing *tm)
         return 0;
     if (s->epoch && s->epoch != s->off_epoch) {
         int rc = count_kept(s, ndense);
+        if (rc == 0)
+            rc = bound_kept(s, tm);
         if (rc <= 0)
-            return rc < 0 ? -1 : bound_kept(s, tm);
+            return rc;
     } else if (!s->epoch) {
         s->kept_epoch = 0; /* another caller's loads: counted anew next time */
     }
