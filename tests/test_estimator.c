@@ -7,6 +7,7 @@
 
 #include "sim/models/accounting.h"
 #include "sim/models/collective.h"
+#include "sim/models/path_memo.h"
 #include "sim/models/cost.h"
 #include "sim/estimator/estimator.h"
 #include "sim/models/timing.h"
@@ -284,6 +285,75 @@ static void test_profile_overrides_formula(void **state)
     gpu_catalog_free(&cat);
 }
 
+/* The pair paths' table (path_memo.h) against path.h itself, bit for bit,
+ * on every GPU pair of three topologies parsed into the same variable in
+ * turn (inside a node, across nodes of a site, across sites, per-pair WAN
+ * links of node pairs and of GPU pairs): the memo is reset for each. A
+ * topology whose content changes without a reset keeps the old entries
+ * (the owner must reset: est_plan.c does when its collective cache drops). */
+static int same_path(const path_entry *x, const topology *t, int a, int b)
+{
+    double lat, rate;
+    path_res r[PATH_MAX_RES];
+    path_lone(t, a, b, &lat, &rate);
+    int k = path_resources(t, a, b, r);
+    if (memcmp(&lat, &x->lat, sizeof lat) || memcmp(&rate, &x->rate, sizeof rate) ||
+        k != x->nres || path_latency(t, a, b) != x->lat)
+        return 0;
+    for (int i = 0; i < k; i++)
+        if (r[i].key != x->res[i].key || memcmp(&r[i].cap, &x->res[i].cap, sizeof r[i].cap))
+            return 0;
+    return 1;
+}
+
+static void test_path_memo_matches_path(void **state)
+{
+    (void)state;
+    const char *pair[] = {"", ",\"pair\":\"gpu\""};
+    path_memo m = {0};
+    topology t;
+    gt_err e;
+    for (int v = 0; v < 3; v++) {
+        if (v < 2) {
+            char buf[1024];
+            int n = snprintf(buf, sizeof buf,
+                "{\"name\":\"pp\",\"sites\":["
+                "{\"id\":\"a\",\"nodes\":[{\"gpu\":\"a100_sxm_80gb\",\"count\":2,\"nic_gbps\":100},"
+                "{\"gpu\":\"v100_sxm2_32gb\",\"count\":1,\"nic_gbps\":25}],"
+                "\"lan\":{\"gbps\":40,\"latency_ms\":0.2}},"
+                "{\"id\":\"b\",\"nodes\":[{\"gpu\":\"a100_sxm_80gb\",\"count\":2,\"nic_gbps\":100}],"
+                "\"lan\":{\"gbps\":100,\"latency_ms\":0}}],"
+                "\"links\":[{\"a\":\"a\",\"b\":\"b\",\"gbps\":3,\"latency_ms\":10,"
+                "\"sharing\":\"per_pair\"%s}],"
+                "\"tcp\":{\"window_mb\":4,\"connections\":2}}", pair[v]);
+            assert_int_equal(topo_parse(&t, "pp", buf, (size_t)n, NULL, &e), 0);
+        } else {
+            assert_int_equal(topo_load(&t, "topologies/yuan2022/case5.json", NULL, &e), 0);
+        }
+        assert_true(v == 2 || path_any_per_pair(&t));
+        assert_int_equal(path_memo_reset(&m, &t), 0);
+        for (int pass = 0; pass < 2; pass++) /* filled, then read back */
+            for (int a = 0; a < t.ngpus; a++)
+                for (int b = 0; b < t.ngpus; b++) {
+                    const path_entry *x = path_memo_get(&m, &t, a, b);
+                    assert_non_null(x);
+                    assert_true(same_path(x, &t, a, b));
+                }
+        if (v == 2) { /* content changed: stale until reset */
+            int a = 0, b = t.ngpus - 1;
+            double old = path_memo_get(&m, &t, a, b)->lat;
+            t.wan[t.gpus[a].site * t.nsites + t.gpus[b].site].lat_s *= 3;
+            assert_true(path_memo_get(&m, &t, a, b)->lat == old);
+            assert_int_equal(path_memo_reset(&m, &t), 0);
+            assert_true(same_path(path_memo_get(&m, &t, a, b), &t, a, b));
+            assert_true(path_memo_get(&m, &t, a, b)->lat != old);
+        }
+        topo_free(&t);
+    }
+    assert_null(path_memo_get(NULL, &t, 0, 0));
+    path_memo_free(&m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -292,6 +362,7 @@ int main(void)
         cmocka_unit_test(test_ring_closed_form),
         cmocka_unit_test(test_price_matches_emitted),
         cmocka_unit_test(test_profile_overrides_formula),
+        cmocka_unit_test(test_path_memo_matches_path),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,26 +24,50 @@ static uint64_t bits(double d)
     return u;
 }
 
-static uint64_t key_hash(const workload *w, const sync_group *sg, sync_kind sync)
+/* The members' GPUs in ascending order, into cc->key (grown as needed):
+ * collective_emit orders the members by (site, GPU) before it lays out a
+ * single flow, and every flow reads only its ends' GPUs, so the collective
+ * is a function of the set of GPUs, not of the order the group lists its
+ * lanes in (two stages that swap GPUs across pipelines give the same
+ * groups in another lane order). */
+static int sorted_gpus(coll_cache *cc, const workload *w, const sync_group *sg)
+{
+    if (sg->nmembers > cc->key_cap) {
+        int cap = sg->nmembers > 2 * cc->key_cap ? sg->nmembers : 2 * cc->key_cap;
+        int *k = realloc(cc->key, sizeof *k * (size_t)cap);
+        if (!k)
+            return -1;
+        cc->key = k;
+        cc->key_cap = cap;
+    }
+    int *k = cc->key;
+    for (int m = 0; m < sg->nmembers; m++) {
+        int g = w->lanes[sg->members[m]].gpu, i = m;
+        for (; i > 0 && k[i - 1] > g; i--)
+            k[i] = k[i - 1];
+        k[i] = g;
+    }
+    return 0;
+}
+
+static uint64_t key_hash(const coll_cache *cc, const workload *w, const sync_group *sg,
+                         sync_kind sync)
 {
     uint64_t h = mix(mix(mix(0, (uint64_t)sync), (uint64_t)w->shard), (uint64_t)sg->nmembers);
     h = mix(mix(mix(h, bits(sg->bytes)), bits(sg->weights)), (uint64_t)sg->passes);
     for (int m = 0; m < sg->nmembers; m++)
-        h = mix(h, (uint64_t)w->lanes[sg->members[m]].gpu);
+        h = mix(h, (uint64_t)cc->key[m]);
     return h;
 }
 
-static int same_key(const coll_entry *x, uint64_t h, const workload *w, const sync_group *sg,
-                    sync_kind sync)
+static int same_key(const coll_cache *cc, const coll_entry *x, uint64_t h, const workload *w,
+                    const sync_group *sg, sync_kind sync)
 {
     if (x->hash != h || x->sync != (int)sync || x->shard != (int)w->shard ||
         x->n != sg->nmembers || bits(x->bytes) != bits(sg->bytes) ||
         bits(x->weights) != bits(sg->weights) || x->passes != sg->passes)
         return 0;
-    for (int m = 0; m < x->n; m++)
-        if (x->gpus[m] != w->lanes[sg->members[m]].gpu)
-            return 0;
-    return 1;
+    return !memcmp(x->gpus, cc->key, sizeof *x->gpus * (size_t)x->n);
 }
 
 static void entry_free(coll_entry *x)
@@ -59,6 +83,7 @@ static void clear(coll_cache *cc)
         entry_free(&cc->v[i]);
     cc->n = 0;
     cc->bytes = 0;
+    cc->gen++;
     if (cc->slot)
         memset(cc->slot, 0, sizeof *cc->slot * (size_t)cc->nslot);
 }
@@ -111,6 +136,7 @@ void coll_cache_free(coll_cache *cc)
     free(cc->v);
     free(cc->slot);
     free(cc->topo);
+    free(cc->key);
     coll_price_work_free(&cc->pw);
     memset(cc, 0, sizeof *cc);
 }
@@ -145,7 +171,7 @@ static int reserve(coll_cache *cc)
 }
 
 /* The entry computed from the collective itself. */
-static int fill(coll_entry *x, uint64_t h, const topology *t, const workload *w,
+static int fill(coll_entry *x, uint64_t h, const int *key, const topology *t, const workload *w,
                 const sync_group *sg, sync_kind sync, coll_price_work *pw, gt_err *e)
 {
     coll_plan c;
@@ -167,8 +193,7 @@ static int fill(coll_entry *x, uint64_t h, const topology *t, const workload *w,
         coll_load *l = realloc(x->loads, sizeof *l * (size_t)x->nloads);
         x->loads = l ? l : x->loads;
     }
-    for (int m = 0; m < sg->nmembers; m++)
-        x->gpus[m] = w->lanes[sg->members[m]].gpu;
+    memcpy(x->gpus, key, sizeof *x->gpus * (size_t)sg->nmembers);
     for (int f = 0; f < c.nflows; f++)
         if (t->gpus[w->lanes[c.flows[f].src_lane].gpu].site !=
             t->gpus[w->lanes[c.flows[f].dst_lane].gpu].site)
@@ -184,11 +209,15 @@ static int fill(coll_entry *x, uint64_t h, const topology *t, const workload *w,
 const coll_entry *coll_cache_get(coll_cache *cc, const topology *t, const workload *w,
                                  const sync_group *sg, sync_kind sync, gt_err *e)
 {
-    uint64_t h = key_hash(w, sg, sync);
+    if (sorted_gpus(cc, w, sg)) {
+        gt_fail(e, "out of memory");
+        return NULL;
+    }
+    uint64_t h = key_hash(cc, w, sg, sync);
     if (cc->nslot) {
         for (int s = (int)(h & (uint64_t)(cc->nslot - 1)); cc->slot[s];
              s = (s + 1) & (cc->nslot - 1))
-            if (same_key(&cc->v[cc->slot[s] - 1], h, w, sg, sync))
+            if (same_key(cc, &cc->v[cc->slot[s] - 1], h, w, sg, sync))
                 return &cc->v[cc->slot[s] - 1];
     }
     if (reserve(cc)) {
@@ -196,7 +225,7 @@ const coll_entry *coll_cache_get(coll_cache *cc, const topology *t, const worklo
         return NULL;
     }
     coll_entry *x = &cc->v[cc->n];
-    if (fill(x, h, t, w, sg, sync, &cc->pw, e))
+    if (fill(x, h, cc->key, t, w, sg, sync, &cc->pw, e))
         return NULL;
     cc->bytes += sizeof *x + sizeof(int) * (size_t)x->n + sizeof *x->loads * (size_t)x->nloads +
                  sizeof *x->wan * (size_t)x->nwan;

@@ -2,8 +2,8 @@
  * kept across evaluations (docs/estimator.md).
  *
  * A group's collective (collective.h) depends only on the topology, the
- * sync kind, the sharding, the group's bytes and weights and its members'
- * GPUs; a planner evaluates many plans whose groups repeat (mutations touch
+ * sync kind, the sharding, the group's bytes and weights and the set of its
+ * members' GPUs (their order is the collective's own); a planner evaluates many plans whose groups repeat (mutations touch
  * a few stages). The cache stores, per such key, the contention-free
  * estimate, the loads per shared resource (for the cross-group bound) and
  * the bytes of each WAN flow in flow order (so the WAN byte sum is added up
@@ -21,7 +21,8 @@ typedef struct coll_entry {
     uint64_t hash;
     int sync, shard, n, passes;
     double bytes, weights;
-    int *gpus;            /* members' GPUs, in member order */
+    int *gpus;            /* members' GPUs, ascending (the collective depends
+                             on their set only: coll_cache.c) */
     int64_t est_ns;
     coll_load *loads;
     int nloads;
@@ -39,7 +40,10 @@ typedef struct coll_cache {
     int *slot;            /* open addressing over v: index + 1, 0 empty */
     int nslot;
     size_t bytes;         /* held by the entries */
+    unsigned long gen;    /* counts the clears: while it holds, no entry moves or goes */
     coll_price_work pw;   /* collective_price_ws' arrays, for the next miss */
+    int *key;             /* the group being looked up: its GPUs, ascending */
+    int key_cap;
 } coll_cache;
 
 /* Before an evaluation on t: keeps the entries when t has the content

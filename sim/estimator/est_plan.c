@@ -25,6 +25,7 @@ struct est_workspace {
     stage_costs sc;        /* stage times (fast path) */
     plan_check_buf pc;     /* the check's view and per-GPU memory */
     lb_work lw;            /* the load bounds' arrays */
+    path_memo pm;          /* GPU pairs' paths (fast path): reset with the collective cache */
 };
 
 est_workspace *est_workspace_new(void)
@@ -44,6 +45,7 @@ void est_workspace_free(est_workspace *ws)
     stage_costs_free(&ws->sc);
     plan_check_buf_free(&ws->pc);
     lb_work_free(&ws->lw);
+    path_memo_free(&ws->pm);
     free(ws);
 }
 
@@ -92,10 +94,16 @@ static int build(est_workspace *ws, const topology *t, const job *j, const plan 
 static int run(est_workspace *ws, const topology *t, const job *j, const plan *p, gt_err *e)
 {
     int fast = 0;
+    ws->lw.pm = ws->cc.pw.pm = NULL; /* the op path reads path.h itself */
     if (ws->path == EST_PATH_AUTO) { /* the caches hold for this topology and job only */
         int kept = coll_cache_begin(&ws->cc, t), job_kept = 0;
-        if (kept == 0)
+        if (kept == 0) {
             stage_costs_clear(&ws->sc);
+            if (path_memo_reset(&ws->pm, t))
+                return gt_fail(e, "out of memory");
+        }
+        if (kept >= 0) /* the memo holds for this topology's content (reset when it differs) */
+            ws->lw.pm = ws->cc.pw.pm = &ws->pm;
         if (kept >= 0 && (job_kept = stage_costs_begin(&ws->sc, j)) >= 0 && !(kept && job_kept))
             stage_path_forget(&ws->sp); /* its stored stages hold for one topology and job */
         if (kept < 0 || job_kept < 0 || (fast = stage_path_prepare(&ws->sp, &ws->sc, t, j, p)) < 0)

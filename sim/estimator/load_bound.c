@@ -1,6 +1,8 @@
-/* load_bound.c — lower bounds from shared-resource load (load_bound.h). */
+/* load_bound.c — lower bounds from shared-resource load (load_bound.h): the
+ * pipeline transfers' bound (the sync groups' is group_bound.c). */
 #include "sim/estimator/load_bound.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,215 +21,6 @@ long lb_array_keys(const topology *t)
 long lb_work_array_keys(const lb_work *lw, const topology *t)
 {
     return lw->array_keys > 0 ? lw->array_keys : lb_array_keys(t);
-}
-
-/* --- sync groups ------------------------------------------------------------- */
-
-/* One group's load on one shared resource, for the cross-group bound. */
-struct group_load {
-    coll_load l;
-    int group;
-    int64_t start;
-};
-typedef struct group_load group_load;
-
-/* One group's loads, where the caller keeps them. */
-struct group_ref {
-    const coll_load *l;
-    int m, group;
-    int64_t start;
-};
-typedef struct group_ref group_ref;
-
-static int by_resource_then_start(const void *a, const void *b)
-{
-    const group_load *x = a, *y = b;
-    if (x->l.key != y->l.key)
-        return (x->l.key > y->l.key) - (x->l.key < y->l.key);
-    if (x->start != y->start)
-        return (x->start > y->start) - (x->start < y->start);
-    return x->group - y->group;
-}
-
-/* Shared resources, to be put in key order (distinct keys). */
-typedef struct res_key {
-    long key;
-    int k;                 /* its index in the count table */
-} res_key;
-
-/* v[0..n) in key order (distinct keys, all >= 0), by digits from the
- * lowest (a stable counting sort per digit: a radix sort), tmp the scratch
- * of n entries: as few passes as digits of at most 8 bits need, the bits
- * shared evenly (13-bit keys: two passes of 7 bits, 128 counters each). A
- * comparison sort gave the same order (the keys are distinct) at several
- * times the instructions. */
-static void sort_res_keys(res_key *v, int n, res_key *tmp)
-{
-    long top = 0;
-    for (int i = 0; i < n; i++)
-        top = v[i].key > top ? v[i].key : top;
-    int bits = 0;
-    while (bits < 63 && top >> bits)
-        bits++;
-    int passes = (bits + 7) / 8, width = passes ? (bits + passes - 1) / passes : 0;
-    long mask = (1L << width) - 1;
-    for (int shift = 0; shift < bits; shift += width) {
-        int off[257];
-        for (long d = 0; d <= mask + 1; d++)
-            off[d] = 0;
-        for (int i = 0; i < n; i++)
-            off[(v[i].key >> shift & mask) + 1]++;
-        for (long d = 0; d < mask + 1; d++)
-            off[d + 1] += off[d];
-        for (int i = 0; i < n; i++)
-            tmp[off[v[i].key >> shift & mask]++] = v[i];
-        memcpy(v, tmp, sizeof *v * (size_t)n);
-    }
-}
-
-/* Sync groups of different layers run at the same time and share WAN links
- * and NICs, which each group's own estimate ignores. On each resource, the
- * groups starting at or after time s cannot all have finished before
- * s + their bytes / capacity; the group that the estimate ends last on that
- * resource is held to the largest such bound. With one group per resource
- * nothing changes, so contention-free plans stay exact. */
-int sync_loads_bound(sync_loads *s, long ndense, timing *tm)
-{
-    int n = s->n;
-    if (n == 0)
-        return 0;
-    /* Only resources with several loads can raise a group, and most (a
-     * GPU's own NIC) carry one. Their loads are laid out resource by
-     * resource in key order, each resource's sorted by start: the order a
-     * full sort by (key, start, group) gives (a total order, one load per
-     * group and resource), without sorting every load. The order of
-     * resources matters: each one may raise a group that the next sees. */
-    if (gt_grow(&s->tmp, &s->cap_tmp, 2 * (size_t)n, sizeof *s->tmp) ||
-        gt_grow(&s->cnt, &s->cap_cnt, 3 * (size_t)n, sizeof *s->cnt) ||
-        gt_grow(&s->rk, &s->cap_rk, 2 * (size_t)n, sizeof *s->rk) ||
-        gt_grow(&s->key, &s->cap_key, (size_t)n, sizeof *s->key) ||
-        res_dense_grow(&s->dense, &s->cap_dense, ndense) || res_table_reserve(&s->h, &s->cap_h, n))
-        return -1;
-    /* loads numbered i = 0 .. n-1 group by group; cnt[k]: loads on the k-th
-     * distinct resource, key[k] its key */
-    int nk = 0, ns = 0, nsh = 0, *cnt = s->cnt, *res_of = s->cnt + n, *off = s->cnt + 2 * n;
-    int *dense = s->dense;
-    long *keys = s->key;
-    for (int q = 0, i = 0; q < s->ng; q++) {
-        const coll_load *l = s->g[q].l;
-        for (int x = 0, m = s->g[q].m; x < m; x++, i++) {
-            bool added;
-            int k = res_index(dense, ndense, &s->h, l[x].key, nk, &added);
-            if (added) {
-                cnt[nk] = 0;
-                keys[nk++] = l[x].key;
-            }
-            cnt[k]++;
-            res_of[i] = k;
-        }
-    }
-    res_key *rk = s->rk;
-    for (int k = 0; k < nk; k++) { /* s->dense back to all -1; the shared resources */
-        long key = keys[k];
-        if (key < ndense)
-            dense[key] = -1;
-        if (cnt[k] > 1) {
-            rk[nsh++] = (res_key){key, k};
-            off[k] = cnt[k];
-            cnt[k] = -cnt[k]; /* shared */
-        }
-    }
-    sort_res_keys(rk, nsh, rk + nsh);
-    for (int r = 0; r < nsh; r++) { /* off[k]: where resource k's loads start */
-        int c = off[rk[r].k];
-        off[rk[r].k] = ns;
-        ns += c;
-    }
-    group_load *sh = s->tmp;
-    for (int q = 0, i = 0; q < s->ng; q++) {
-        const group_ref *r = &s->g[q];
-        for (int x = 0; x < r->m; x++, i++)
-            if (cnt[res_of[i]] < 0)
-                sh[off[res_of[i]]++] = (group_load){r->l[x], r->group, r->start};
-    }
-    for (int r = 0, i = 0; r < nsh; r++) { /* off[k]: now where they end */
-        int e = off[rk[r].k];
-        gt_sort_small(&sh[i], (size_t)(e - i), sizeof *sh, by_resource_then_start, sh + ns);
-        i = e;
-    }
-    const group_load *gl = sh;
-    n = ns;
-    for (int i = 0; i < n;) {
-        int k = i;
-        while (k < n && gl[k].l.key == gl[i].l.key)
-            k++;
-        if (k - i > 1) {
-            double suffix = 0, lat = gl[k - 1].l.min_lat;
-            int64_t bound = 0;
-            long flows = 0;
-            int last = gl[i].group;
-            for (int x = k - 1; x >= i; x--) {
-                suffix += gl[x].l.bytes;
-                flows += gl[x].l.flows;
-                lat = gl[x].l.min_lat < lat ? gl[x].l.min_lat : lat;
-                int64_t b = t_add(gl[x].start, load_floor_ns(lat, suffix, gl[x].l.cap, flows));
-                bound = b > bound ? b : bound;
-                if (tm->group_end[gl[x].group] >= tm->group_end[last])
-                    last = gl[x].group;
-            }
-            if (bound > tm->group_end[last])
-                tm->group_end[last] = bound;
-        }
-        i = k;
-    }
-    return 0;
-}
-
-void sync_loads_reset(sync_loads *s)
-{
-    for (size_t i = 0; i < s->nowned; i++)
-        free(s->owned[i]);
-    s->nowned = 0;
-    s->ng = s->n = 0;
-}
-
-int sync_loads_push(sync_loads *s, const coll_load *l, int m, int group, int64_t start)
-{
-    if (gt_grow(&s->g, &s->cap_g, s->ng < (int)s->cap_g ? s->cap_g : 2 * s->cap_g + 16,
-                sizeof *s->g))
-        return -1;
-    s->g[s->ng++] = (group_ref){l, m, group, start};
-    s->n += m;
-    return 0;
-}
-
-int sync_loads_add(sync_loads *s, const coll_plan *c, const topology *t, const workload *w,
-                   int group, int64_t start)
-{
-    coll_load *l;
-    int m = collective_loads(c, t, w, &l);
-    if (m < 0)
-        return -1;
-    if (gt_grow(&s->owned, &s->cap_owned, s->nowned + 1, sizeof *s->owned)) {
-        free(l);
-        return -1;
-    }
-    s->owned[s->nowned++] = l; /* read by sync_loads_bound, freed at the next reset */
-    return sync_loads_push(s, l, m, group, start);
-}
-
-void sync_loads_free(sync_loads *s)
-{
-    sync_loads_reset(s);
-    free(s->g);
-    free(s->owned);
-    free(s->key);
-    free(s->tmp);
-    free(s->cnt);
-    free(s->rk);
-    free(s->dense);
-    res_table_free(&s->h);
-    *s = (sync_loads){0};
 }
 
 /* --- pipeline transfers --------------------------------------------------------- */
@@ -545,9 +338,11 @@ static int resources_bound(const topology *t, const workload *w, const stream_lo
     int nr = 0, np = 0;
     for (int s = 0; s < ns; s++) {
         int a = w->lanes[v[s].key / w->nlanes].gpu, b = w->lanes[v[s].key % w->nlanes].gpu;
-        double lat = path_latency(t, a, b); /* path_lone's */
-        path_res r[3];
-        int k = path_resources(t, a, b, r);
+        const path_entry *pe = path_memo_get(lw->pm, t, a, b);
+        path_res own[PATH_MAX_RES];
+        const path_res *r = pe ? pe->res : own;
+        double lat = pe ? pe->lat : path_latency(t, a, b); /* path_lone's */
+        int k = pe ? pe->nres : path_resources(t, a, b, own);
         for (int x = 0; x < k; x++) {
             stream_load one = {r[x].key, r[x].cap, v[s].bytes, lat, v[s].n, v[s].first_start,
                                v[s].min_tail};

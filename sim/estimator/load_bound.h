@@ -49,6 +49,22 @@ typedef struct sync_loads {
     size_t cap_dense;
     res_table h;
     int cap_h;
+    /* Loads that stay at one address while the caller's epoch holds (a
+     * collective cache's entries; 0: none): the loads on each resource are
+     * then counted across evaluations, only the groups whose loads differ
+     * from the last evaluation's are counted again (sync_loads_bound). */
+    unsigned long epoch;
+    unsigned long kept_epoch;  /* the epoch rc and last are for (0: none) */
+    unsigned long off_epoch;   /* an epoch with keys past the array: not counted */
+    long rc_keys;              /* the keys rc, seen and at have room for */
+    int *rc;                   /* per key: loads on it among the last groups */
+    int *seen, *at;            /* per key: the bound that listed it; its place */
+    size_t cap_rc[3];
+    int stamp;
+    struct group_ref *last;    /* the last evaluation's groups, by address of their loads */
+    struct group_ref *cur;     /* this evaluation's, the same way (then swapped with last) */
+    int nlast;
+    size_t cap_last, cap_cur;
 } sync_loads;
 
 /* Before an evaluation's groups: no loads (the buffers kept). */
@@ -96,6 +112,7 @@ typedef struct lb_work {
     size_t cap_feed;
     res_table h;
     int cap_h;
+    path_memo *pm;         /* the caller's paths of this topology, or NULL: path.h asked */
 } lb_work;
 void lb_work_free(lb_work *lw);
 /* The bounds' array keys with lw's choice (lw->array_keys when set, else

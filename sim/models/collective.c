@@ -427,10 +427,21 @@ static int64_t price_new_step(const coll_plan *c, int s, const topology *t, cons
         const coll_flow *fl = &c->flows[f];
         int a = w->lanes[fl->src_lane].gpu, b = w->lanes[fl->dst_lane].gpu;
         double lat;
-        int64_t d = flow_lone_ns(t, a, b, fl->bytes, &lat);
+        int64_t d;
+        path_res own[PATH_MAX_RES];
+        const path_res *r = own;
+        int k;
+        const path_entry *pe = path_memo_get(p->pm, t, a, b);
+        if (pe) { /* the same figures, worked out once for the pair */
+            lat = pe->lat;
+            d = cost_transfer_ns(fl->bytes, lat, pe->rate);
+            r = pe->res;
+            k = pe->nres;
+        } else {
+            d = flow_lone_ns(t, a, b, fl->bytes, &lat);
+            k = path_resources(t, a, b, own);
+        }
         worst = d > worst ? d : worst;
-        path_res r[PATH_MAX_RES];
-        int k = path_resources(t, a, b, r);
         p->nres[j] = k;
         for (int i = 0; i < k; i++) {
             bool added;

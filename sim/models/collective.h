@@ -25,6 +25,7 @@
 #include "sim/inputs/plan.h"
 #include "sim/inputs/topology.h"
 #include "sim/models/workload.h"
+#include "sim/models/path_memo.h"
 
 typedef struct coll_flow {
     int src_lane, dst_lane;
@@ -126,6 +127,7 @@ typedef struct coll_price_work {
     int *dense;           /* keys below ndense -> index (-1 between calls), not h */
     long ndense;          /* 0: every key through h */
     size_t cap_dense;
+    path_memo *pm;        /* the caller's paths of this topology, or NULL: path.h asked */
 } coll_price_work;
 /* Keys below ndense go through an array of that size from now on (the
  * caller's choice: a small topology's every key); 0, or -1 when out of
