@@ -143,10 +143,8 @@ static int niche_search(search *s, int d, const genome *best, int gens)
     if (ma_survive(s, 0))
         return -1;
     s->keep_d = d;
-    s->stall_limit = MA_NICHE_STALL;
     int rc = ma_evolve(s, gens, 0);
     s->keep_d = 0;
-    s->stall_limit = MA_STALL;
     return rc;
 }
 

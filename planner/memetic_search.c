@@ -453,7 +453,7 @@ int ma_evolve_from(search *s, int gens, double phase_deadline, stall_state *ss)
         if (s->pop[0].fit < best * (1 - 1e-12) || (isinf(best) && isfinite(s->pop[0].fit))) {
             best = s->pop[0].fit;
             stall = restarts = 0;
-        } else if (++stall >= s->stall_limit) {
+        } else if (++stall >= MA_STALL) {
             if (s->deadline <= 0 || restarts >= MA_RESTARTS) {
                 s->stopped = "stagnation";
                 break;
@@ -608,7 +608,6 @@ int ma_search_init(search *s, const enc_problem *pr, const planner_opts *o,
     s->P = s->lambda = big ? 16 : 32 + pr->N / 32;
     s->ls_moves = big ? MA_LS_MOVES / 2 : MA_LS_MOVES;
     s->ls_light = big;
-    s->stall_limit = MA_STALL;
     s->nth = o->threads > 0 ? o->threads : omp_get_max_threads();
     /* children of small instances take microseconds: a parallel region costs
      * more than it saves (and much more on a busy machine) */

@@ -34,7 +34,6 @@
 #define MA_NICHE_MAX 256    /* shapes kept at most (the first met) */
 #define MA_NICHES 2         /* pipeline counts given a niche search after the main one */
 #define MA_NICHE_SHARE 0.2  /* a niche search's generations, of the main search's limit */
-#define MA_NICHE_STALL 20   /* a niche search stops after this many without improvement */
 #define MA_NICHE_REPLAYS 2  /* of each shape's best, finalists */
 #define MA_NICHE_FINAL 32   /* shape finalists at most */
 #define MA_MAIN_SHARE 0.4  /* budget mode, objectives time, energy, carbon, cost: the full
@@ -86,7 +85,6 @@ typedef struct search {
     niche *niches;                  /* per shape, in the order first met */
     int nniches, capniches;
     int keep_d;                     /* > 0: a niche search, every genome has keep_d pipelines */
-    int stall_limit;                /* generations without improvement before stopping */
     pareto_archive *arch;           /* pareto only */
     long evals;                     /* estimator calls */
     int gen;                        /* generations so far, all phases */
