@@ -173,6 +173,12 @@ static void test_cli_json_and_bad_input(void **state)
                        "8,1,1f1b,none,after_backward,0,bf16,0,full,0,bf16,fused,iteration_s,1,1,"
                        "holdout,,\n",
                        "T-n", "tp x pp x dp = 8, expected n_gpus = 7");
+    /* tensor-parallel groups inside a node, whole nodes (a fuzzed node size of
+     * 18 for 128 GPUs built a topology of 144) */
+    expect_row_refused("T-node,test,h100_sxm,16,6,3200,m,8,2048,16,16,8192,32000,2048,0,1,1,1,"
+                       "16,4,1,4,1,1f1b,none,after_backward,0,bf16,0,full,0,bf16,fused,"
+                       "iteration_s,1,1,holdout,,\n",
+                       "T-node", "node_gpus = 6 must be a multiple of tp = 4");
 }
 
 static void test_shipped_set_replays(void **state)

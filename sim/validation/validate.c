@@ -50,6 +50,35 @@ static int *int_field(val_row *r, int i)
     return f[i];
 }
 
+/* The parallel layout of a replayed row: every factor >= 1, the products
+ * consistent (computed in 64 bits: each factor may be up to 1e8, and
+ * val_build multiplies them in int), tensor-parallel groups within a node,
+ * whole nodes. */
+static int check_layout(const csv_reader *c, const val_row *r, gt_err *e)
+{
+    if (r->tp < 1 || r->pp < 1 || r->dp < 1 || r->vp < 1 || r->micro_batch < 1 ||
+        r->measured_s <= 0 || r->node_gpus < r->tp || r->tp > PLAN_MAX_TP)
+        return gt_fail(e, "%s:%d: row %s: tp/pp/dp/vp/micro_batch must be >= 1, tp <= node_gpus "
+                          "and <= %d, measured_iteration_s > 0", c->path, c->line, r->id,
+                       PLAN_MAX_TP);
+    if ((long long)r->tp * r->pp * r->dp != r->n_gpus)
+        return gt_fail(e, "%s:%d: row %s: tp x pp x dp = %lld, expected n_gpus = %d", c->path,
+                       c->line, r->id, (long long)r->tp * r->pp * r->dp, r->n_gpus);
+    if ((long long)r->pp * r->vp > r->layers)
+        return gt_fail(e, "%s:%d: row %s: pp x vp = %lld stages for %d layers: expected at "
+                          "most one stage per layer", c->path, c->line, r->id,
+                       (long long)r->pp * r->vp, r->layers);
+    if ((long long)r->dp * r->micro_batch > r->global_batch)
+        return gt_fail(e, "%s:%d: row %s: dp x micro_batch = %lld exceeds global_batch = %d",
+                       c->path, c->line, r->id, (long long)r->dp * r->micro_batch,
+                       r->global_batch);
+    if (r->node_gpus % r->tp || (r->n_gpus > r->node_gpus && r->n_gpus % r->node_gpus))
+        return gt_fail(e, "%s:%d: row %s: node_gpus = %d must be a multiple of tp = %d, and "
+                          "n_gpus = %d a multiple of node_gpus (or one partial node)",
+                       c->path, c->line, r->id, r->node_gpus, r->tp, r->n_gpus);
+    return 0;
+}
+
 /* One row; numeric fields may be empty on skipped rows (then 0). */
 static int read_row(csv_reader *c, const int *sc, const int *ic, const int *dc, int pl,
                     val_row *r, gt_err *e)
@@ -78,24 +107,8 @@ static int read_row(csv_reader *c, const int *sc, const int *ic, const int *dc, 
     if (pl >= 0 && csv_double(c, pl, 0, 1e5, 1, 0, &r->power_limit_w, e))
         return -1;
     snprintf(r->source_key, sizeof r->source_key, "%.*s", (int)strcspn(r->id, "-"), r->id);
-    if (need && (r->tp < 1 || r->pp < 1 || r->dp < 1 || r->vp < 1 || r->micro_batch < 1 ||
-                 r->measured_s <= 0 || r->node_gpus < r->tp || r->tp > PLAN_MAX_TP))
-        return gt_fail(e, "%s:%d: row %s: tp/pp/dp/vp/micro_batch must be >= 1, tp <= node_gpus "
-                          "and <= %d, measured_iteration_s > 0", c->path, c->line, r->id,
-                       PLAN_MAX_TP);
-    /* Products in 64 bits: each factor may be up to 1e8, and val_build
-     * multiplies them in int. */
-    if (need && (long long)r->tp * r->pp * r->dp != r->n_gpus)
-        return gt_fail(e, "%s:%d: row %s: tp x pp x dp = %lld, expected n_gpus = %d", c->path,
-                       c->line, r->id, (long long)r->tp * r->pp * r->dp, r->n_gpus);
-    if (need && (long long)r->pp * r->vp > r->layers)
-        return gt_fail(e, "%s:%d: row %s: pp x vp = %lld stages for %d layers: expected at "
-                          "most one stage per layer", c->path, c->line, r->id,
-                       (long long)r->pp * r->vp, r->layers);
-    if (need && (long long)r->dp * r->micro_batch > r->global_batch)
-        return gt_fail(e, "%s:%d: row %s: dp x micro_batch = %lld exceeds global_batch = %d",
-                       c->path, c->line, r->id, (long long)r->dp * r->micro_batch,
-                       r->global_batch);
+    if (need && check_layout(c, r, e))
+        return -1;
     if (need && strcmp(r->attention, "fused") && strcmp(r->attention, "flash2") &&
         strcmp(r->attention, "flash2_unpad") && strcmp(r->attention, "triton") &&
         strcmp(r->attention, "unfused"))
