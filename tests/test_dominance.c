@@ -24,21 +24,17 @@
 
 #include "planner/planner.h"
 #include "sim/engine/simulator.h"
-#include "topologies/gen.h"
+
+#include "gen_pool.h"
 
 #define GENS 25
 
-typedef struct pool_case {
-    long gpus;
-    int sites, node;
-    const char *regions, *mix;
-} pool_case;
-
-static const pool_case POOLS[] = {
-    {8, 2, 2, "europe", "h100:1,t4:1"},
-    {12, 3, 2, "north-america", "a100:1,v100:1,t4:1"},
-    {16, 4, 4, "any", NULL},
-    {24, 3, 4, "any", "h100:0.25,a100-40:0.25,v100-32:0.5"},
+/* gpus, sites, node size, seed (set per pool below), regions, mix */
+static const gen_pool_spec POOLS[] = {
+    {8, 2, 2, 0, "europe", "h100:1,t4:1"},
+    {12, 3, 2, 0, "north-america", "a100:1,v100:1,t4:1"},
+    {16, 4, 4, 0, "any", NULL},
+    {24, 3, 4, 0, "any", "h100:0.25,a100-40:0.25,v100-32:0.5"},
 };
 #define NPOOLS ((int)(sizeof POOLS / sizeof *POOLS))
 
@@ -47,25 +43,6 @@ static const char *const BASELINES[] = {"metis", "greedy", "megatron", "atlas",
                                         "megatron-random", "memetic-uniform", "memetic-plainx",
                                         "memetic-nols", "memetic-all-gpus"};
 #define NBASE ((int)(sizeof BASELINES / sizeof *BASELINES))
-
-static void make_pool(const topogen_data *d, const pool_case *c, int seed, topology *t)
-{
-    topogen_opts o;
-    gt_err e;
-    topogen_defaults(&o);
-    o.gpus = c->gpus;
-    o.sites = c->sites;
-    o.node_size = c->node;
-    o.data = d;
-    o.seed = (uint64_t)seed;
-    snprintf(o.regions, sizeof o.regions, "%s", c->regions);
-    if (c->mix)
-        snprintf(o.mix, sizeof o.mix, "%s", c->mix);
-    if (topo_generate(&o, t, &e)) {
-        print_message("topology: %s\n", e.msg);
-        fail();
-    }
-}
 
 /* The referee's objective value of plan p (time or energy). */
 static double replay(const topology *t, const job *j, const plan *p, bool energy)
@@ -95,7 +72,9 @@ static void memetic_never_behind(void **state)
         for (int obj = 0; obj < 2; obj++) {
             topology t;
             job j;
-            make_pool(&d, &POOLS[pc], 1 + pc, &t);
+            gen_pool_spec spec = POOLS[pc];
+            spec.seed = (unsigned long)(1 + pc);
+            gen_pool(&spec, &d, &t);
             job_defaults(&j, &m);
             j.batch = 32;
             planner_opts o = {obj ? "energy" : "time", 1, 0, GENS, 0, false, 0, NULL, NULL, 0};

@@ -11,7 +11,7 @@
 
 #include "planner/memetic.h"
 #include "planner/memetic_cache.h"
-#include "topologies/gen.h"
+#include "gen_pool.h"
 
 /* --- splits ----------------------------------------------------------------------------- */
 
@@ -55,19 +55,8 @@ static void split_round_trip(void **state)
 
 static void make_pool(topology *t)
 {
-    topogen_data d;
-    topogen_opts o;
-    gt_err e;
-    assert_int_equal(topogen_data_load(&d, &e), 0);
-    topogen_defaults(&o);
-    o.gpus = 12;
-    o.sites = 3;
-    o.node_size = 2;
-    o.data = &d;
-    o.seed = 3;
-    snprintf(o.mix, sizeof o.mix, "%s", "a100:1,v100:1,t4:1");
-    assert_int_equal(topo_generate(&o, t, &e), 0);
-    topogen_data_free(&d);
+    const gen_pool_spec s = {12, 3, 2, 3, NULL, "a100:1,v100:1,t4:1"};
+    gen_pool(&s, NULL, t);
 }
 
 typedef struct outcome {

@@ -18,27 +18,14 @@
 #include "planner/local_search.h"
 #include "planner/memetic.h"
 #include "planner/planner.h"
-#include "topologies/gen.h"
+#include "gen_pool.h"
 
 /* E2's n8-s5 (experiments/defs/E2.sh: E2_MIX, E2_JOB). */
 static void load_n8s5(topology *t, job *j)
 {
-    topogen_data d;
-    topogen_opts o;
+    const gen_pool_spec s = {8, 3, 2, 5, NULL, "v100:1,t4:1,a100-40:1"};
+    gen_pool(&s, NULL, t);
     gt_err e;
-    assert_int_equal(topogen_data_load(&d, &e), 0);
-    topogen_defaults(&o);
-    o.sites = 3;
-    o.gpus = 8;
-    o.seed = 5;
-    o.node_size = 2;
-    o.data = &d;
-    snprintf(o.mix, sizeof o.mix, "v100:1,t4:1,a100-40:1");
-    if (topo_generate(&o, t, &e)) {
-        print_message("topology: %s\n", e.msg);
-        fail();
-    }
-    topogen_data_free(&d);
     model_spec m;
     assert_int_equal(model_resolve("gpt3-xl", &m, &e), 0);
     job_defaults(j, &m);
