@@ -8,7 +8,9 @@
 # 6-GPU ones (full run only). Larger instances the exact referee now proves
 # (n:s:b, named b<n>-s<s>): 3 sites of nodes of 2 GPUs of H100, A100, V100
 # and T4 (the mix of make bench's referee table), GPT-3 350M, batch 16,
-# objective time, 12-18 GPUs (QUICK: 12). Planners: exact (once per instance; it proves
+# objective time, 12-18 GPUs (QUICK: 12); and the issue's 24-GPU goal pool
+# (n:s:c, named c<n>-s<s>: 4 sites of nodes of 3 H100 or A100, 6 classes,
+# same job), objectives time and energy (full run only). Planners: exact (once per instance; it proves
 # optimality) and memetic with seeds 1..10 (QUICK: 1..3). Measured: each
 # planner's objective value as it reports it (`objective_value` of the plan:
 # the simulated value of its chosen plan) and the estimator's value of the
@@ -22,22 +24,23 @@ HEADLINE="exact-optimum hit rate"
 HEADLINE_PUB=hit_rate
 NEEDS="plan topo_gen"
 INPUTS="topologies/gpus.csv topologies/models.csv topologies/regions.csv topologies/wan_measured.csv"
-EST_S=410
+EST_S=500
 EST_S_QUICK=10
 E2_MIX=v100:1,t4:1,a100-40:1
 E2_JOB="-m gpt3-xl --batch 128 --recompute full"
 E2_BIG_MIX=h100:1,a100:1,v100:1,t4:1
 E2_BIG_JOB="-m gpt3_350m --batch 16"
+E2_GOAL_MIX=h100:1,a100:1
 if [ "$QUICK" = 1 ]; then
     E2_INST="4:1 5:1 6:1 12:1:b"; E2_SEEDS="1 2 3"; E2_ENERGY=""
 else
-    E2_INST="4:1 4:2 4:3 4:4 6:1 6:2 6:3 6:4 6:5 6:6 8:1 8:2 8:3 8:4 8:5 8:6 12:1:b 12:2:b 14:1:b 16:1:b 18:1:b"
+    E2_INST="4:1 4:2 4:3 4:4 6:1 6:2 6:3 6:4 6:5 6:6 8:1 8:2 8:3 8:4 8:5 8:6 12:1:b 12:2:b 14:1:b 16:1:b 18:1:b 24:1:c"
     E2_SEEDS="1 2 3 4 5 6 7 8 9 10"; E2_ENERGY=6
 fi
 # two steps per instance (exact, memetic), one more (exact, energy) on the energy instances
 STEPS=$(( $(echo $E2_INST | wc -w) * 2 ))
 for inst in $E2_INST; do
-    case $inst in "$E2_ENERGY":*:b) ;; "$E2_ENERGY":*) STEPS=$((STEPS + 1)) ;; esac
+    case $inst in *:b) ;; *:c|"$E2_ENERGY":*) STEPS=$((STEPS + 1)) ;; esac
 done
 
 # e2_obj PLAN.json -> objective value (null when the plan file is absent);
@@ -52,12 +55,16 @@ e2_est() {
 run() {
     echo "instance,gpus,topo_seed,objective,exact_value,exact_est,exact_gpus,exact_time_s,exact_note,seed,memetic_value,memetic_est,memetic_time_s,hit,rel_gap" >"$OUT/E2.csv"
     for inst in $E2_INST; do
-        n=${inst%%:*}; s=${inst#*:}; fam=n; mix=$E2_MIX; job=$E2_JOB
-        case $s in *:b) s=${s%:b}; fam=b; mix=$E2_BIG_MIX; job=$E2_BIG_JOB ;; esac
-        "$GT" topo gen --sites 3 --gpus "$n" --seed "$s" --mix $mix --node-size 2 \
+        n=${inst%%:*}; s=${inst#*:}; fam=n; mix=$E2_MIX; job=$E2_JOB; sites=3; node=2
+        case $s in
+            *:b) s=${s%:b}; fam=b; mix=$E2_BIG_MIX; job=$E2_BIG_JOB ;;
+            *:c) s=${s%:c}; fam=c; mix=$E2_GOAL_MIX; job=$E2_BIG_JOB; sites=4; node=3 ;;
+        esac
+        "$GT" topo gen --sites $sites --gpus "$n" --seed "$s" --mix $mix --node-size $node \
             -o "$WORK/i.json" >/dev/null
         for obj in time energy; do
-            [ "$obj" = energy ] && { [ "$n" != "$E2_ENERGY" ] || [ $fam = b ]; } && continue
+            # energy: E2_ENERGY's GPT3-XL instances and the goal pool (c)
+            [ "$obj" = energy ] && [ $fam != c ] && { [ "$n" != "$E2_ENERGY" ] || [ $fam = b ]; } && continue
             step "n=$n seed=$s $obj: exact"
             rm -f "$WORK/x.json"
             timed tx "$GT" plan -t "$WORK/i.json" $job --planner exact --objective $obj \
@@ -107,9 +114,11 @@ section() {
 **Setup.** $(echo $E2_INST | wc -w) topologies from \`geotrain topo gen --sites 3 --gpus n --seed s
 --mix $E2_MIX --node-size 2\` (instances n:s = $E2_INST), GPT3-XL, batch 128 x 2048 tokens,
 full recomputation; and larger instances (b<n>-s<s>, n:s:b in the list) from the same command
-with \`--mix $E2_BIG_MIX\`, GPT-3 350M, batch 16, objective time. \`geotrain plan --planner exact\` once per instance (branch and bound; proves
+with \`--mix $E2_BIG_MIX\`, GPT-3 350M, batch 16, objective time; and the issue's goal pool of
+24 GPUs in 6 classes (c<n>-s<s>: \`--sites 4 --mix $E2_GOAL_MIX --node-size 3\`, same job),
+objectives time and energy. \`geotrain plan --planner exact\` once per instance (branch and bound; proves
 the optimum) and \`--planner memetic --seed k\` for k in {$E2_SEEDS}; objective time on every
-instance$( [ -n "$E2_ENERGY" ] && echo " and energy on the $E2_ENERGY-GPU ones" ). A hit = the memetic
+instance$( [ -n "$E2_ENERGY" ] && echo " and energy on the $E2_ENERGY-GPU ones and the goal pool" ). A hit = the memetic
 objective value within 1e-9 (relative) of the exact one.
 
 EOF
@@ -126,7 +135,7 @@ EOF
             if (v("exact_simulated_optimum_proved") == 1) { pn += v("runs"); ph += v("hits") }
             if (v("worst_gap") + 0 > w) w = v("worst_gap") + 0
             if (v("exact_time_s") + 0 > xt) { xt = v("exact_time_s") + 0; xg = v("gpus") }
-            if (v("instance") ~ /^b/ && v("gpus") + 0 > bg) bg = v("gpus") + 0 }
+            if (v("instance") ~ /^[bc]/ && v("gpus") + 0 > bg) bg = v("gpus") + 0 }
         v("verifiable") == 1 && v("hits") + 0 < v("runs") + 0 { miss++; if (v("exact_simulated_optimum_proved") == 0) mnp++; if (v("memetic_estimate_below_exact") + 0 > 0) meb++ }
         v("verifiable") == 0 { nu++ }
         END { r = n ? 100 * h / n : 0
@@ -137,7 +146,7 @@ EOF
                   printf "Counting only instances whose simulated optimum the exact solver proves, the hit rate is %.1f %% (%d of %d runs). ", pn ? 100 * ph / pn : 0, ph, pn }
               else if (miss) printf "On the %d instance(s) with misses the exact solver reports a proved optimum and no memetic seed found a plan with a better estimate: these are genuine misses of the memetic search. ", miss
               printf "The exact solver needed up to %.1f s (%d GPUs)", xt, xg
-              if (bg) printf "; it verifies the bench-mix instances up to %d GPUs, while on GPT3-XL with V100, T4 and A100-40 it stays near 8 GPUs (its 10-GPU instance takes minutes, docs/planner.md)", bg
+              if (bg) printf "; it verifies the larger instances (GPT-3 350M) up to %d GPUs, while on GPT3-XL with V100, T4 and A100-40 it stays near 8 GPUs (its 10-GPU instance takes minutes, docs/planner.md)", bg
               printf "."
               if (Q == 1) printf " (QUICK run: %d instances, 3 seeds.)", ni
               printf "\n\n" }' "$OUT/E2-instances.csv"
