@@ -62,6 +62,10 @@ int est_workspace_reused(const est_workspace *ws);
  * end state of the same recurrence from an earlier evaluation (run_memo.h);
  * 0 on the op path. */
 int est_workspace_recalled(const est_workspace *ws);
+/* Resources whose transfer bound the fast path took as the workspace had
+ * kept it from earlier evaluations, their streams unchanged (xfer_kept.c);
+ * 0 on the op path. */
+int est_workspace_xfer_taken(const est_workspace *ws);
 
 /* The recurrence on a built workload: fills tm (op and lane times). */
 int estimate_run(const topology *t, const workload *w, sync_kind sync, timing *tm, gt_err *e);
