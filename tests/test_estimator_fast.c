@@ -253,8 +253,9 @@ static void mutate(gsl_rng *r, plan *p)
     }
 }
 
-/* Plan p in the kept workspace, in a fresh one and on the op path (ops):
- * the same return, and when valid the same outputs to the bit, with
+/* Plan p in the kept workspace, in a fresh one and on the op path (ops,
+ * which uses no cache: each group's collective built and priced on its
+ * own): the same return, and when valid the same outputs to the bit, with
  * nothing taken from earlier evaluations in the fresh one. Returns the
  * kept workspace's result. */
 static int kept_fresh_ops(est_workspace *kept, est_workspace *ops, const topology *t,
@@ -353,8 +354,11 @@ static void move_to_free_gpu(gsl_rng *r, const topology *t, plan *p)
  * (GPUs swapped, a layer moved, a stage onto a free GPU), a new seed plan
  * every 60 steps. The transfer bound keeps each resource's result across
  * evaluations and works out only those a changed stream crosses
- * (xfer_kept.c); every output must equal a fresh workspace's and the op
- * path's, to the bit, and most resources' results must be the kept ones. */
+ * (xfer_kept.c), and a sync group new to the collective cache takes the
+ * collective of a group of the same shape with its resources renamed
+ * (coll_shape.h); every output must equal a fresh workspace's (which keeps
+ * nothing from earlier plans) and the op path's (no cache at all), to the
+ * bit, and both must have happened often. */
 static void test_kept_transfer_bound_along_walk(void **state)
 {
     (void)state;
@@ -387,11 +391,14 @@ static void test_kept_transfer_bound_along_walk(void **state)
         }
         plan_free(&p);
     }
+    long renamed = est_workspace_coll_renamed(kept);
     fprintf(stderr, "%d plans compared, %d with the transfer bound active, %ld resources' "
-                    "bounds taken as kept\n", compared, contended, taken);
+                    "bounds taken as kept, %ld collectives renamed from a group of their "
+                    "shape\n", compared, contended, taken, renamed);
     assert_true(compared > 2000);
     assert_true(contended > 50);
     assert_true(taken > 2 * (long)compared);
+    assert_true(renamed > 100);
     est_workspace_free(kept);
     est_workspace_free(ops);
     gsl_rng_free(r);
