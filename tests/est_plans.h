@@ -40,6 +40,21 @@ static inline int pick(gsl_rng *r, int lo, int hi)
     return lo + (int)gsl_rng_uniform_int(r, (unsigned long)(hi - lo + 1));
 }
 
+/* v[0..n): n distinct draws from 0..range-1 (n <= range). */
+static inline void pick_distinct(gsl_rng *r, int *v, int n, int range)
+{
+    for (int i = 0; i < n; i++) {
+        int x, dup;
+        do {
+            x = pick(r, 0, range - 1);
+            dup = 0;
+            for (int k = 0; k < i; k++)
+                dup |= v[k] == x;
+        } while (dup);
+        v[i] = x;
+    }
+}
+
 /* A random plan over distinct GPUs (a stage may take 2 GPUs of one node as
  * tensor parallelism). */
 static inline void random_plan(gsl_rng *r, const topology *t, job *j, plan *p)

@@ -199,16 +199,7 @@ static void test_price_matches_emitted(void **state)
         sync_kind kind = (sync_kind)(trial % 3);
         w.shard = kind == SYNC_HIERARCHICAL ? SHARD_NONE : (shard_kind)pick(rng, 0, 4);
         int n = pick(rng, 1, 16);
-        for (int i = 0; i < n; i++) { /* distinct lanes */
-            int x, dup;
-            do {
-                x = pick(rng, 0, w.nlanes - 1);
-                dup = 0;
-                for (int k = 0; k < i; k++)
-                    dup |= members[k] == x;
-            } while (dup);
-            members[i] = x;
-        }
+        pick_distinct(rng, members, n, w.nlanes); /* distinct lanes */
         sync_group g = {.nmembers = n, .members = members,
                         .bytes = 1e6 + 1e9 * gsl_rng_uniform(rng),
                         .weights = 1e5 + 5e8 * gsl_rng_uniform(rng), .passes = pick(rng, 1, 3)};

@@ -43,6 +43,8 @@ static void same_outputs(const est_workspace *f, const est_workspace *o, const e
     const workload *w = est_workspace_workload(o);
     same_i64(tf->iteration_ns, to->iteration_ns, "iteration_ns", n);
     same_i64(tf->unbounded_ns, to->unbounded_ns, "estimate before the transfer bound", n);
+    same_i64(tf->xfer_all_ns, to->xfer_all_ns, "transfer bound, all streams", n);
+    same_i64(tf->xfer_subset_ns, to->xfer_subset_ns, "transfer bound, best subset", n);
     same_f64(tf->wan_bytes, to->wan_bytes, "wan_bytes", n);
     assert_int_equal(est_workspace_workload(f)->nlanes, w->nlanes);
     assert_int_equal(est_workspace_workload(f)->ngroups, w->ngroups);
@@ -251,6 +253,32 @@ static void mutate(gsl_rng *r, plan *p)
     }
 }
 
+/* Plan p in the kept workspace, in a fresh one and on the op path (ops,
+ * which uses no cache: each group's collective built and priced on its
+ * own): the same return, and when valid the same outputs to the bit, with
+ * nothing taken from earlier evaluations in the fresh one. Returns the
+ * kept workspace's result. */
+static int kept_fresh_ops(est_workspace *kept, est_workspace *ops, const topology *t,
+                          const job *j, const plan *p, int n)
+{
+    est_workspace *fresh = est_workspace_new();
+    assert_non_null(fresh);
+    est_summary sk, sf, so;
+    gt_err ek, ef, eo;
+    int rk = estimate_plan_ws(kept, t, j, p, &sk, &ek);
+    assert_int_equal(estimate_plan_ws(fresh, t, j, p, &sf, &ef), rk);
+    assert_int_equal(estimate_plan_ws(ops, t, j, p, &so, &eo), rk);
+    if (rk == 0) {
+        assert_int_equal(est_workspace_recalled(fresh), 0);
+        assert_int_equal(est_workspace_xfer_taken(fresh), 0);
+        same_outputs(kept, fresh, &sk, &sf, n);
+        same_outputs(kept, ops, &sk, &so, n);
+        assert_int_equal(est_workspace_skipped(kept), est_workspace_skipped(fresh));
+    }
+    est_workspace_free(fresh);
+    return rk;
+}
+
 /* A search's plans in one workspace, which keeps the pipelines' end states
  * of earlier plans and takes them when a pipeline's recurrence comes again
  * (run_memo.h), against a fresh workspace for each plan and against the op
@@ -268,6 +296,7 @@ static void test_memo_equals_fresh(void **state)
     est_workspace *kept = est_workspace_new(), *ops = est_workspace_new();
     est_workspace_set_path(ops, EST_PATH_OPS);
     int compared = 0, recalled = 0, n = 0;
+    long xfer_taken = 0;
     for (int seed = 0; seed < 60; seed++) {
         job j[2];
         plan base[2];
@@ -281,30 +310,95 @@ static void test_memo_equals_fresh(void **state)
             assert_int_equal(plan_copy(&p, &base[s]), 0);
             for (int m = pick(r, 0, 3); m > 0; m--)
                 mutate(r, &p);
-            est_workspace *fresh = est_workspace_new();
-            assert_non_null(fresh);
-            est_summary sk, sf, so;
-            gt_err ek, ef, eo;
-            int rk = estimate_plan_ws(kept, &t, &j[s], &p, &sk, &ek);
-            assert_int_equal(estimate_plan_ws(fresh, &t, &j[s], &p, &sf, &ef), rk);
-            assert_int_equal(estimate_plan_ws(ops, &t, &j[s], &p, &so, &eo), rk);
-            if (rk == 0) {
-                assert_int_equal(est_workspace_recalled(fresh), 0);
+            if (kept_fresh_ops(kept, ops, &t, &j[s], &p, n) == 0) {
                 recalled += est_workspace_recalled(kept);
-                same_outputs(kept, fresh, &sk, &sf, n);
-                same_outputs(kept, ops, &sk, &so, n);
-                assert_int_equal(est_workspace_skipped(kept), est_workspace_skipped(fresh));
+                xfer_taken += est_workspace_xfer_taken(kept);
                 compared++;
             }
-            est_workspace_free(fresh);
             plan_free(&p);
         }
         plan_free(&base[0]);
         plan_free(&base[1]);
     }
-    fprintf(stderr, "%d plans compared, %d pipelines recalled\n", compared, recalled);
+    fprintf(stderr, "%d plans compared, %d pipelines recalled, %ld resources' transfer bounds "
+                    "kept\n", compared, recalled, xfer_taken);
     assert_true(compared > 1000);
     assert_true(recalled > compared / 2);
+    assert_true(xfer_taken > compared); /* the kept bounds were read, not only made */
+    est_workspace_free(kept);
+    est_workspace_free(ops);
+    gsl_rng_free(r);
+    topo_free(&t);
+}
+
+/* A stage of p moves to a GPU no stage uses (its transfers then cross
+ * resources no kept stream crossed before); nothing when none is free. */
+static void move_to_free_gpu(gsl_rng *r, const topology *t, plan *p)
+{
+    int used[64] = {0};
+    for (int d = 0; d < p->npipes; d++)
+        for (int k = 0; k < p->pipes[d].nstages; k++)
+            for (int x = 0; x < p->pipes[d].stages[k].ngpus; x++)
+                used[p->pipes[d].stages[k].gpus[x]] = 1;
+    plan_pipeline *pp = &p->pipes[pick(r, 0, p->npipes - 1)];
+    plan_stage *s = &pp->stages[pick(r, 0, pp->nstages - 1)];
+    int g = pick(r, 0, t->ngpus - 1);
+    for (int tries = 0; tries < t->ngpus && used[g]; tries++)
+        g = (g + 1) % t->ngpus;
+    if (used[g] || s->ngpus != 1)
+        return;
+    s->gpus[0] = g;
+}
+
+/* A local search in one workspace: each plan one mutation from the last
+ * (GPUs swapped, a layer moved, a stage onto a free GPU), a new seed plan
+ * every 60 steps. The transfer bound keeps each resource's result across
+ * evaluations and works out only those a changed stream crosses
+ * (xfer_kept.c), and a sync group new to the collective cache takes the
+ * collective of a group of the same shape with its resources renamed
+ * (coll_shape.h); every output must equal a fresh workspace's (which keeps
+ * nothing from earlier plans) and the op path's (no cache at all), to the
+ * bit, and both must have happened often. */
+static void test_kept_transfer_bound_along_walk(void **state)
+{
+    (void)state;
+    topology t;
+    parse_topo(&t);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 41);
+    est_workspace *kept = est_workspace_new(), *ops = est_workspace_new();
+    assert_non_null(kept);
+    assert_non_null(ops);
+    est_workspace_set_path(ops, EST_PATH_OPS);
+    int compared = 0, contended = 0, n = 0;
+    long taken = 0;
+    for (int seed = 0; seed < 50; seed++) {
+        job j;
+        tiny_job(&j, pick(r, 8, 24));
+        plan p;
+        random_plan(r, &t, &j, &p);
+        for (int step = 0; step < 60; step++, n++) {
+            if (pick(r, 0, 4) == 0)
+                move_to_free_gpu(r, &t, &p);
+            else
+                mutate(r, &p);
+            if (kept_fresh_ops(kept, ops, &t, &j, &p, n) == 0) {
+                taken += est_workspace_xfer_taken(kept);
+                contended += est_workspace_timing(ops)->iteration_ns >
+                             est_workspace_timing(ops)->unbounded_ns;
+                compared++;
+            }
+        }
+        plan_free(&p);
+    }
+    long renamed = est_workspace_coll_renamed(kept);
+    fprintf(stderr, "%d plans compared, %d with the transfer bound active, %ld resources' "
+                    "bounds taken as kept, %ld collectives renamed from a group of their "
+                    "shape\n", compared, contended, taken, renamed);
+    assert_true(compared > 2000);
+    assert_true(contended > 50);
+    assert_true(taken > 2 * (long)compared);
+    assert_true(renamed > 100);
     est_workspace_free(kept);
     est_workspace_free(ops);
     gsl_rng_free(r);
@@ -349,6 +443,7 @@ int main(void)
         cmocka_unit_test(test_interleaved_takes_op_path),
         cmocka_unit_test(test_replicas_reuse_equals_op_path),
         cmocka_unit_test(test_memo_equals_fresh),
+        cmocka_unit_test(test_kept_transfer_bound_along_walk),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

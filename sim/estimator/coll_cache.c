@@ -50,24 +50,35 @@ static int sorted_gpus(coll_cache *cc, const workload *w, const sync_group *sg)
     return 0;
 }
 
+/* The hash of what both keys hold besides the GPUs or the shape. */
+static uint64_t sizes_hash(const workload *w, const sync_group *sg, sync_kind sync)
+{
+    uint64_t h = mix(mix(mix(0, (uint64_t)sync), (uint64_t)w->shard), (uint64_t)sg->nmembers);
+    return mix(mix(mix(h, bits(sg->bytes)), bits(sg->weights)), (uint64_t)sg->passes);
+}
+
 static uint64_t key_hash(const coll_cache *cc, const workload *w, const sync_group *sg,
                          sync_kind sync)
 {
-    uint64_t h = mix(mix(mix(0, (uint64_t)sync), (uint64_t)w->shard), (uint64_t)sg->nmembers);
-    h = mix(mix(mix(h, bits(sg->bytes)), bits(sg->weights)), (uint64_t)sg->passes);
+    uint64_t h = sizes_hash(w, sg, sync);
     for (int m = 0; m < sg->nmembers; m++)
         h = mix(h, (uint64_t)cc->key[m]);
     return h;
 }
 
+static int same_sizes(const coll_entry *x, const workload *w, const sync_group *sg,
+                      sync_kind sync)
+{
+    return x->sync == (int)sync && x->shard == (int)w->shard && x->n == sg->nmembers &&
+           bits(x->bytes) == bits(sg->bytes) && bits(x->weights) == bits(sg->weights) &&
+           x->passes == sg->passes;
+}
+
 static int same_key(const coll_cache *cc, const coll_entry *x, uint64_t h, const workload *w,
                     const sync_group *sg, sync_kind sync)
 {
-    if (x->hash != h || x->sync != (int)sync || x->shard != (int)w->shard ||
-        x->n != sg->nmembers || bits(x->bytes) != bits(sg->bytes) ||
-        bits(x->weights) != bits(sg->weights) || x->passes != sg->passes)
-        return 0;
-    return !memcmp(x->gpus, cc->key, sizeof *x->gpus * (size_t)x->n);
+    return x->hash == h && same_sizes(x, w, sg, sync) &&
+           !memcmp(x->gpus, cc->key, sizeof *x->gpus * (size_t)x->n);
 }
 
 static void entry_free(coll_entry *x)
@@ -77,15 +88,31 @@ static void entry_free(coll_entry *x)
     free(x->wan);
 }
 
+/* One shape priced (coll_shape.h): the entry made for it and, per load of
+ * that entry, its resource's local id in the shape. */
+typedef struct shape_rec {
+    uint64_t hash;         /* first, as in coll_entry: table_reserve rehashes by it */
+    int entry;
+    uint64_t *w;
+    int nw;
+    int *load_id;
+} shape_rec;
+
 static void clear(coll_cache *cc)
 {
     for (int i = 0; i < cc->n; i++)
         entry_free(&cc->v[i]);
-    cc->n = 0;
+    for (int i = 0; i < cc->nsr; i++) {
+        free(cc->sr[i].w);
+        free(cc->sr[i].load_id);
+    }
+    cc->n = cc->nsr = 0;
     cc->bytes = 0;
     cc->gen++;
     if (cc->slot)
         memset(cc->slot, 0, sizeof *cc->slot * (size_t)cc->nslot);
+    if (cc->sslot)
+        memset(cc->sslot, 0, sizeof *cc->sslot * (size_t)cc->nsslot);
 }
 
 /* The topology's numeric content, array by array: copied into buf, or
@@ -137,37 +164,55 @@ void coll_cache_free(coll_cache *cc)
     free(cc->slot);
     free(cc->topo);
     free(cc->key);
+    free(cc->sr);
+    free(cc->sslot);
+    coll_shape_free(&cc->sh);
     coll_price_work_free(&cc->pw);
     memset(cc, 0, sizeof *cc);
 }
 
-/* Room for one more entry (the slot table stays at most half full). An
- * evaluation reads its groups' loads in place until its group bound
- * (sync_loads_push), so entries are dropped only between evaluations
- * (coll_cache_begin), never here. */
-static int reserve(coll_cache *cc)
+/* Puts record index i (0-based) of hash h into the open-addressing slots. */
+static void slot_put(int *slot, int nslot, uint64_t h, int i)
 {
-    if (cc->n < cc->cap)
+    int s = (int)(h & (uint64_t)(nslot - 1));
+    while (slot[s])
+        s = (s + 1) & (nslot - 1);
+    slot[s] = i + 1;
+}
+
+/* Room for one more of the n records of size bytes in *v (*cap of them),
+ * each starting with its uint64_t hash; the slot table (index + 1, 0
+ * empty, four per record so at most half full) made anew when *v grows. */
+static int table_reserve(void *v, int n, int *cap, size_t size, int **slot, int *nslot)
+{
+    if (n < *cap)
         return 0;
-    int cap = cc->cap ? 2 * cc->cap : 64, nslot = 4 * cap;
-    coll_entry *v = realloc(cc->v, sizeof *v * (size_t)cap);
-    if (!v)
+    int c = *cap ? 2 * *cap : 64, ns = 4 * c;
+    void *x = realloc(*(void **)v, size * (size_t)c);
+    if (!x)
         return -1;
-    cc->v = v;
-    int *slot = calloc((size_t)nslot, sizeof *slot);
-    if (!slot)
+    *(void **)v = x;
+    int *sl = calloc((size_t)ns, sizeof *sl);
+    if (!sl)
         return -1;
-    free(cc->slot);
-    cc->slot = slot;
-    cc->nslot = nslot;
-    cc->cap = cap;
-    for (int i = 0; i < cc->n; i++) { /* rehash */
-        int s = (int)(cc->v[i].hash & (uint64_t)(nslot - 1));
-        while (slot[s])
-            s = (s + 1) & (nslot - 1);
-        slot[s] = i + 1;
+    free(*slot);
+    *slot = sl;
+    *nslot = ns;
+    *cap = c;
+    for (int i = 0; i < n; i++) { /* rehash */
+        uint64_t h;
+        memcpy(&h, (char *)x + size * (size_t)i, sizeof h);
+        slot_put(sl, ns, h, i);
     }
     return 0;
+}
+
+/* Room for one more entry. An evaluation reads its groups' loads in place
+ * until its group bound (sync_loads_push), so entries are dropped only
+ * between evaluations (coll_cache_begin), never here. */
+static int reserve(coll_cache *cc)
+{
+    return table_reserve(&cc->v, cc->n, &cc->cap, sizeof *cc->v, &cc->slot, &cc->nslot);
 }
 
 /* The entry computed from the collective itself. */
@@ -206,6 +251,72 @@ static int fill(coll_entry *x, uint64_t h, const int *key, const topology *t, co
     return 0;
 }
 
+/* The record of the group's shape (cc->sh, hash sh) with the same sizes;
+ * -1 when none. */
+static int shape_find(const coll_cache *cc, uint64_t sh, const workload *w, const sync_group *sg,
+                      sync_kind sync)
+{
+    if (!cc->nsslot)
+        return -1;
+    for (int s = (int)(sh & (uint64_t)(cc->nsslot - 1)); cc->sslot[s];
+         s = (s + 1) & (cc->nsslot - 1)) {
+        const shape_rec *r = &cc->sr[cc->sslot[s] - 1];
+        if (r->hash == sh && r->nw == cc->sh.nw && same_sizes(&cc->v[r->entry], w, sg, sync) &&
+            !memcmp(r->w, cc->sh.w, sizeof *r->w * (size_t)r->nw))
+            return cc->sslot[s] - 1;
+    }
+    return -1;
+}
+
+/* x: the entry of the record's shape for the group being looked up (its
+ * GPUs cc->key, its resources' keys cc->sh.keys by local id): the same
+ * estimate, WAN bytes and loads, each load on this group's resource. */
+static int renamed(coll_entry *x, uint64_t h, const coll_cache *cc, const shape_rec *r)
+{
+    const coll_entry *src = &cc->v[r->entry];
+    *x = (coll_entry){h, src->sync, src->shard, src->n, src->passes, src->bytes, src->weights,
+                      malloc(sizeof(int) * (size_t)(src->n > 0 ? src->n : 1)), src->est_ns,
+                      malloc(sizeof *src->loads * (size_t)(src->nloads > 0 ? src->nloads : 1)),
+                      src->nloads,
+                      malloc(sizeof *src->wan * (size_t)(src->nwan > 0 ? src->nwan : 1)),
+                      src->nwan};
+    if (!x->gpus || !x->loads || !x->wan) {
+        entry_free(x);
+        return -1;
+    }
+    memcpy(x->gpus, cc->key, sizeof *x->gpus * (size_t)x->n);
+    for (int i = 0; i < x->nloads; i++) {
+        x->loads[i] = src->loads[i];
+        x->loads[i].key = cc->sh.keys[r->load_id[i]];
+    }
+    memcpy(x->wan, src->wan, sizeof *x->wan * (size_t)x->nwan);
+    return 0;
+}
+
+/* Records entry x (about to be cc->v[cc->n]) as the one of shape cc->sh
+ * (hash sh): 0; 1 when a load's resource is not on the shape (no record);
+ * -1 when out of memory. */
+static int shape_add(coll_cache *cc, uint64_t sh, const coll_entry *x)
+{
+    if (table_reserve(&cc->sr, cc->nsr, &cc->cap_sr, sizeof *cc->sr, &cc->sslot, &cc->nsslot))
+        return -1;
+    shape_rec r = {sh, cc->n, malloc(sizeof *r.w * (size_t)cc->sh.nw), cc->sh.nw,
+                   malloc(sizeof *r.load_id * (size_t)(x->nloads > 0 ? x->nloads : 1))};
+    int rc = !r.w || !r.load_id ? -1 : 0;
+    for (int i = 0; i < x->nloads && rc == 0; i++)
+        rc = (r.load_id[i] = coll_shape_id(&cc->sh, x->loads[i].key)) < 0;
+    if (rc) {
+        free(r.w);
+        free(r.load_id);
+        return rc;
+    }
+    memcpy(r.w, cc->sh.w, sizeof *r.w * (size_t)r.nw);
+    cc->bytes += sizeof r + sizeof *r.w * (size_t)r.nw + sizeof *r.load_id * (size_t)x->nloads;
+    cc->sr[cc->nsr] = r;
+    slot_put(cc->sslot, cc->nsslot, sh, cc->nsr++);
+    return 0;
+}
+
 const coll_entry *coll_cache_get(coll_cache *cc, const topology *t, const workload *w,
                                  const sync_group *sg, sync_kind sync, gt_err *e)
 {
@@ -225,13 +336,27 @@ const coll_entry *coll_cache_get(coll_cache *cc, const topology *t, const worklo
         return NULL;
     }
     coll_entry *x = &cc->v[cc->n];
-    if (fill(x, h, cc->key, t, w, sg, sync, &cc->pw, e))
+    int shaped = coll_shape_of(&cc->sh, t, cc->pw.pm, lb_array_keys(t), w, sg);
+    uint64_t sh = 0;
+    int found = -1;
+    if (shaped == 0) {
+        sh = mix(sizes_hash(w, sg, sync), cc->sh.hash);
+        found = shape_find(cc, sh, w, sg, sync);
+    }
+    if (shaped < 0 || (found >= 0 && renamed(x, h, cc, &cc->sr[found]))) {
+        gt_fail(e, "out of memory");
         return NULL;
+    }
+    if (found < 0 && fill(x, h, cc->key, t, w, sg, sync, &cc->pw, e))
+        return NULL;
+    if (shaped == 0 && found < 0 && shape_add(cc, sh, x) < 0) {
+        entry_free(x);
+        gt_fail(e, "out of memory");
+        return NULL;
+    }
+    cc->renamed += found >= 0;
     cc->bytes += sizeof *x + sizeof(int) * (size_t)x->n + sizeof *x->loads * (size_t)x->nloads +
                  sizeof *x->wan * (size_t)x->nwan;
-    int s = (int)(h & (uint64_t)(cc->nslot - 1));
-    while (cc->slot[s])
-        s = (s + 1) & (cc->nslot - 1);
-    cc->slot[s] = ++cc->n;
+    slot_put(cc->slot, cc->nslot, h, cc->n++);
     return &cc->v[cc->n - 1];
 }

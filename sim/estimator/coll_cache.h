@@ -8,7 +8,11 @@
  * estimate, the loads per shared resource (for the cross-group bound) and
  * the bytes of each WAN flow in flow order (so the WAN byte sum is added up
  * in the op path's order). Entries are computed by the same functions as
- * without the cache, so the results are the same to the bit. The topology
+ * without the cache, so the results are the same to the bit. A group whose
+ * GPUs are new but whose shape (coll_shape.h: the site pattern and the
+ * paths between its places, GPUs' names left out) was priced before takes
+ * that entry with its loads moved to its own resources, which is what
+ * pricing it would give. The topology
  * is recognised by content, not address (one may be freed and another
  * loaded at the same place). */
 #ifndef GT_COLL_CACHE_H
@@ -16,9 +20,10 @@
 
 #include <stdint.h>
 #include "sim/models/collective.h"
+#include "sim/estimator/coll_shape.h"
 
 typedef struct coll_entry {
-    uint64_t hash;
+    uint64_t hash;        /* first: the cache's table is rehashed by it */
     int sync, shard, n, passes;
     double bytes, weights;
     int *gpus;            /* members' GPUs, ascending (the collective depends
@@ -44,6 +49,14 @@ typedef struct coll_cache {
     coll_price_work pw;   /* collective_price_ws' arrays, for the next miss */
     int *key;             /* the group being looked up: its GPUs, ascending */
     int key_cap;
+    /* The second key (coll_shape.h): an entry priced for one group serves
+     * every group of the same shape, its loads renamed. */
+    coll_shape sh;        /* the shape of the group being looked up */
+    struct shape_rec *sr; /* one per shape priced: its words, entry, loads' local ids */
+    int nsr, cap_sr;
+    int *sslot;           /* open addressing over sr: index + 1, 0 empty */
+    int nsslot;
+    long renamed;         /* entries made by renaming a shape's (since the cache was made) */
 } coll_cache;
 
 /* Before an evaluation on t: keeps the entries when t has the content

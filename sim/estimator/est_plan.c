@@ -66,6 +66,11 @@ int est_workspace_fast(const est_workspace *ws) { return ws->fast; }
 long est_workspace_skipped(const est_workspace *ws) { return ws->fast ? ws->sp.skipped : 0; }
 int est_workspace_reused(const est_workspace *ws) { return ws->fast ? ws->sp.reused : 0; }
 int est_workspace_recalled(const est_workspace *ws) { return ws->fast ? ws->sp.recalled : 0; }
+int est_workspace_xfer_taken(const est_workspace *ws)
+{
+    return ws->fast ? xfer_kept_taken(ws->lw.kept) : 0;
+}
+long est_workspace_coll_renamed(const est_workspace *ws) { return ws->cc.renamed; }
 
 /* The plan check, with its view resolved into the workload's (the build
  * reads the same view: it is not resolved twice). */

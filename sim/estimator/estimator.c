@@ -174,6 +174,7 @@ int estimate_finish(const topology *t, const workload *w, sync_kind sync, timing
     lb_work *l = lw ? lw : &own;
     sync_loads_reset(&l->sl);
     l->sl.epoch = cc ? cc->gen : 0; /* the cache's loads stay in place while gen holds */
+    l->paths_epoch = cc && l->pm ? cc->gen : 0; /* the memo is reset with the cache */
     int rc = 0;
     for (int g = 0; g < w->ngroups && !rc; g++)
         rc = run_group(t, w, sync, tm, g, group_ready(tm, &w->groups[g], sp), &l->sl, cc, e);

@@ -62,6 +62,14 @@ int est_workspace_reused(const est_workspace *ws);
  * end state of the same recurrence from an earlier evaluation (run_memo.h);
  * 0 on the op path. */
 int est_workspace_recalled(const est_workspace *ws);
+/* Resources whose transfer bound the fast path took as the workspace had
+ * kept it from earlier evaluations, their streams unchanged (xfer_kept.c);
+ * 0 on the op path. */
+int est_workspace_xfer_taken(const est_workspace *ws);
+/* Sync-group collectives the workspace's cache made by renaming the
+ * resources of one priced for a group of the same shape (coll_shape.h),
+ * since the workspace was made. */
+long est_workspace_coll_renamed(const est_workspace *ws);
 
 /* The recurrence on a built workload: fills tm (op and lane times). */
 int estimate_run(const topology *t, const workload *w, sync_kind sync, timing *tm, gt_err *e);

@@ -3,6 +3,7 @@
  * counted across evaluations when their owner keeps them in place. */
 #include "sim/estimator/load_bound.h"
 
+#include <float.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,34 +76,57 @@ static void sort_res_keys(res_key *v, int n, res_key *tmp)
     }
 }
 
-/* gl[0..n): the shared loads, resource by resource in key order, each
- * resource's by (start, group): the group that ends last on a resource is
- * held to the resource's bound, one resource after another. */
-static void raise_groups(const group_load *gl, int n, timing *tm)
+/* No load order on one resource can give its bound more than this: the
+ * latest start, the largest latency, the least capacity, no rounding credit
+ * and all the bytes, their sum (in any order) raised past what any subset's
+ * sum in any order can round to (n positive terms: each sum is within
+ * (n - 1) ulps' worth of the exact one, so a margin of 8 (n + 1) epsilon
+ * covers both sums and the product). Every term of the bound is monotone
+ * in each of these. */
+static int64_t resource_ceiling(const group_load *gl, int n)
 {
-    for (int i = 0; i < n;) {
-        int k = i;
-        while (k < n && gl[k].l.key == gl[i].l.key)
-            k++;
-        if (k - i > 1) {
-            double suffix = 0, lat = gl[k - 1].l.min_lat;
-            int64_t bound = 0;
-            long flows = 0;
-            int last = gl[i].group;
-            for (int x = k - 1; x >= i; x--) {
-                suffix += gl[x].l.bytes;
-                flows += gl[x].l.flows;
-                lat = gl[x].l.min_lat < lat ? gl[x].l.min_lat : lat;
-                int64_t b = t_add(gl[x].start, load_floor_ns(lat, suffix, gl[x].l.cap, flows));
-                bound = b > bound ? b : bound;
-                if (tm->group_end[gl[x].group] >= tm->group_end[last])
-                    last = gl[x].group;
-            }
-            if (bound > tm->group_end[last])
-                tm->group_end[last] = bound;
-        }
-        i = k;
+    int64_t start = gl[0].start;
+    double bytes = 0, lat = gl[0].l.min_lat, cap = gl[0].l.cap;
+    for (int x = 0; x < n; x++) {
+        start = gl[x].start > start ? gl[x].start : start;
+        lat = gl[x].l.min_lat > lat ? gl[x].l.min_lat : lat;
+        cap = gl[x].l.cap < cap ? gl[x].l.cap : cap;
+        bytes += gl[x].l.bytes;
     }
+    bytes *= 1 + 8.0 * (n + 1) * DBL_EPSILON;
+    return t_add(start, load_floor_ns(lat, bytes, cap, 0));
+}
+
+/* gl[0..n) (n >= 2): one shared resource's loads; the group that ends last
+ * on it is held to the resource's bound: for each start s, the groups
+ * starting at or after s cannot all finish before s + their bytes /
+ * capacity. The loads are sorted by (start, group) first (tmp: the sort's
+ * scratch), unless the resource's ceiling cannot pass the latest end among
+ * its groups, when nothing can change (most resources: one group's own
+ * estimate already covers its loads). */
+static void raise_resource(group_load *gl, int n, timing *tm, group_load *tmp)
+{
+    int64_t latest = tm->group_end[gl[0].group];
+    for (int x = 1; x < n; x++)
+        latest = tm->group_end[gl[x].group] > latest ? tm->group_end[gl[x].group] : latest;
+    if (resource_ceiling(gl, n) <= latest)
+        return;
+    gt_sort_small(gl, (size_t)n, sizeof *gl, by_resource_then_start, tmp);
+    double suffix = 0, lat = gl[n - 1].l.min_lat;
+    int64_t bound = 0;
+    long flows = 0;
+    int last = gl[0].group;
+    for (int x = n - 1; x >= 0; x--) {
+        suffix += gl[x].l.bytes;
+        flows += gl[x].l.flows;
+        lat = gl[x].l.min_lat < lat ? gl[x].l.min_lat : lat;
+        int64_t b = t_add(gl[x].start, load_floor_ns(lat, suffix, gl[x].l.cap, flows));
+        bound = b > bound ? b : bound;
+        if (tm->group_end[gl[x].group] >= tm->group_end[last])
+            last = gl[x].group;
+    }
+    if (bound > tm->group_end[last])
+        tm->group_end[last] = bound;
 }
 
 /* Whether x's loads come before y's in an order of addresses, then of counts. */
@@ -215,10 +239,9 @@ static int bound_kept(sync_loads *s, timing *tm)
         sh[s->at[picked[i].l.key]++] = picked[i];
     for (int r = 0, i = 0; r < nsh; r++) { /* at: now where each resource's loads end */
         int e = s->at[rk[r].key];
-        gt_sort_small(&sh[i], (size_t)(e - i), sizeof *sh, by_resource_then_start, picked);
+        raise_resource(&sh[i], e - i, tm, picked);
         i = e;
     }
-    raise_groups(sh, nsl, tm);
     return 0;
 }
 
@@ -298,10 +321,9 @@ int sync_loads_bound(sync_loads *s, long ndense, timing *tm)
     }
     for (int r = 0, i = 0; r < nsh; r++) { /* off[k]: now where they end */
         int e = off[rk[r].k];
-        gt_sort_small(&sh[i], (size_t)(e - i), sizeof *sh, by_resource_then_start, sh + ns);
+        raise_resource(&sh[i], e - i, tm, sh + ns);
         i = e;
     }
-    raise_groups(sh, ns, tm);
     return 0;
 }
 

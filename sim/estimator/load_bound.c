@@ -11,6 +11,7 @@
 #include "sim/models/cost.h"
 #include "sim/base/res_table.h"
 #include "sim/models/path.h"
+#include "sim/estimator/stream_load.h"
 
 long lb_array_keys(const topology *t)
 {
@@ -24,25 +25,6 @@ long lb_work_array_keys(const lb_work *lw, const topology *t)
 }
 
 /* --- pipeline transfers --------------------------------------------------------- */
-
-/* All transfers between one pair of lanes (a stream), then one entry per
- * resource a stream crosses. */
-typedef struct stream_load {
-    long key;              /* resource, once expanded; pair of lanes before */
-    double cap, bytes, min_lat;
-    long n;                /* transfers */
-    int64_t first_start;   /* earliest transfer start (estimator's; the replay's is later) */
-    int64_t min_tail;      /* least work left on the consumer's GPU after a transfer */
-} stream_load;
-
-static void merge_at(stream_load *d, const stream_load *x)
-{
-    d->bytes += x->bytes;
-    d->n += x->n;
-    d->min_lat = x->min_lat < d->min_lat ? x->min_lat : d->min_lat;
-    d->first_start = x->first_start < d->first_start ? x->first_start : d->first_start;
-    d->min_tail = x->min_tail < d->min_tail ? x->min_tail : d->min_tail;
-}
 
 /* Adds x into v[0..*n) under x.key (h finds the entry): bytes add up; the
  * earliest start, least latency and least tail are kept. */
@@ -205,55 +187,6 @@ static int lane_chains(const workload *w, const timing *tm, int64_t *tail, lb_wo
     return 0;
 }
 
-static int by_key_then_start(const void *a, const void *b)
-{
-    const stream_load *x = a, *y = b;
-    if (x->key != y->key)
-        return (x->key > y->key) - (x->key < y->key);
-    if (x->first_start != y->first_start)
-        return (x->first_start > y->first_start) - (x->first_start < y->first_start);
-    if (x->min_tail != y->min_tail)
-        return (x->min_tail > y->min_tail) - (x->min_tail < y->min_tail);
-    if (x->bytes != y->bytes) /* a total order on values: ties are equal entries */
-        return (x->bytes > y->bytes) - (x->bytes < y->bytes);
-    if (x->min_lat != y->min_lat)
-        return (x->min_lat > y->min_lat) - (x->min_lat < y->min_lat);
-    return (x->n > y->n) - (x->n < y->n);
-}
-
-/* The streams v[0..n) crossing one resource (n >= 2, sorted by start):
- * any subset of them cannot have finished before its earliest start +
- * its least latency + its bytes / capacity, and then its last consumer
- * still has at least the subset's least tail to run. The best subset is
- * one of "start >= s and tail >= tau" for a stream's s and a stream's tau
- * (adding such streams to a subset only adds bytes), so trying those pairs
- * is the maximum over all subsets. This sees, e.g., GPipe's forward
- * transfers on a link (early, with every backward still to run after
- * them) and its backward transfers (late, little left) each on their own,
- * where the bound over all of them together keeps only the early start and
- * the small tail. */
-static int64_t subset_bound(const stream_load *v, int n)
-{
-    int64_t best = 0;
-    for (int i = 0; i < n; i++)     /* earliest start: v[i]'s (sorted) */
-        for (int k = 0; k < n; k++) { /* least tail: v[k]'s */
-            if (v[k].first_start < v[i].first_start)
-                continue;
-            double bytes = 0, lat = v[k].min_lat;
-            long flows = 0;
-            for (int x = i; x < n; x++)
-                if (v[x].min_tail >= v[k].min_tail) {
-                    bytes += v[x].bytes;
-                    flows += v[x].n;
-                    lat = v[x].min_lat < lat ? v[x].min_lat : lat;
-                }
-            int64_t b = t_add(v[i].first_start,
-                              t_add(load_floor_ns(lat, bytes, v[i].cap, flows), v[k].min_tail));
-            best = b > best ? b : best;
-        }
-    return best;
-}
-
 void lb_work_free(lb_work *lw)
 {
     sync_loads_free(&lw->sl);
@@ -268,6 +201,7 @@ void lb_work_free(lb_work *lw)
     free(lw->last);
     free(lw->feed);
     res_table_free(&lw->h);
+    xfer_kept_free(lw->kept);
     *lw = (lb_work){0};
 }
 
@@ -277,24 +211,6 @@ void lb_work_free(lb_work *lw)
  * counting pass into out (np entries; per is the sorts' scratch after). A
  * resource's entries then come sorted by start as a full sort by key would
  * give them, and the maximum does not depend on the order of resources. */
-/* No subset of the streams v[0..n) of one resource (sorted by start) can
- * give more than this: the latest start, the largest latency, all their
- * bytes (summed in the same order, so no subset's sum is above it), no
- * rounding credit, the largest tail; every term of subset_bound's sum is
- * monotone in each of these. */
-static int64_t subset_ceiling(const stream_load *v, int n)
-{
-    int64_t start = 0, tail = 0;
-    double bytes = 0, lat = 0;
-    for (int x = 0; x < n; x++) {
-        start = v[x].first_start > start ? v[x].first_start : start;
-        tail = v[x].min_tail > tail ? v[x].min_tail : tail;
-        lat = v[x].min_lat > lat ? v[x].min_lat : lat;
-        bytes += v[x].bytes;
-    }
-    return t_add(start, t_add(load_floor_ns(lat, bytes, v[0].cap, 0), tail));
-}
-
 static int64_t best_subset(stream_load *per, const int *ri, int np, int nr, int *off,
                            stream_load *out, int64_t beat)
 {
@@ -360,9 +276,7 @@ static int resources_bound(const topology *t, const workload *w, const stream_lo
         if (res[i].key < ndense)
             lw->dense[res[i].key] = -1;
     for (int i = 0; i < nr; i++) {
-        int64_t b = t_add(res[i].first_start,
-                          t_add(load_floor_ns(res[i].min_lat, res[i].bytes, res[i].cap, res[i].n),
-                                res[i].min_tail));
+        int64_t b = all_streams_bound(&res[i]);
         tm->xfer_all_ns = b > tm->xfer_all_ns ? b : tm->xfer_all_ns;
     }
     if (tm->xfer_all_ns > tm->iteration_ns)
@@ -412,8 +326,9 @@ int transfer_load_bound(const topology *t, const workload *w, timing *tm, lb_wor
 int transfer_streams_bound(const topology *t, const workload *w, const xfer_stream *s, int n,
                            timing *tm, lb_work *lw)
 {
-    if (n == 0)
-        return 0;
+    int kept = xfer_kept_bound(t, w, s, n, tm, lw);
+    if (kept <= 0 || n == 0)
+        return kept < 0 ? -1 : 0;
     if (gt_grow(&lw->v, &lw->cap_v, (size_t)n, sizeof *lw->v))
         return -1;
     stream_load *v = lw->v;

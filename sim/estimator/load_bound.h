@@ -113,6 +113,9 @@ typedef struct lb_work {
     res_table h;
     int cap_h;
     path_memo *pm;         /* the caller's paths of this topology, or NULL: path.h asked */
+    unsigned long paths_epoch; /* pm's content while this holds (0: none): the per-stage
+                                * transfer bound keeps its resources' results meanwhile */
+    struct xfer_kept *kept; /* those results (xfer_kept.c), made on first use */
 } lb_work;
 void lb_work_free(lb_work *lw);
 /* The bounds' array keys with lw's choice (lw->array_keys when set, else
@@ -147,8 +150,23 @@ typedef struct xfer_stream {
  * path finds the same from the ops. */
 int64_t lane_drain_ns(int64_t xfer_ns, int64_t next_work, int64_t next_drain);
 
-/* transfer_load_bound from streams given directly (one per lane pair). */
+/* transfer_load_bound from streams given directly (one per lane pair):
+ * through xfer_kept_bound when it applies, else the full pass. */
 int transfer_streams_bound(const topology *t, const workload *w, const xfer_stream *s, int n,
                            timing *tm, lb_work *lw);
+
+/* The same bound with each resource's result kept in lw across evaluations
+ * while lw->paths_epoch holds (xfer_kept.c): only the resources a changed
+ * stream crosses are worked out again. The figures are the full pass's to
+ * the ns. 0; 1 when it does not apply (no path memo or epoch, the
+ * every-subset oracle, keys past the array: the full pass must run, tm
+ * untouched); -1 when out of memory. */
+typedef struct xfer_kept xfer_kept;
+int xfer_kept_bound(const topology *t, const workload *w, const xfer_stream *s, int n,
+                    timing *tm, lb_work *lw);
+/* Resources whose bounds the last xfer_kept_bound took as they were kept
+ * (0 when none or k is NULL): for tests. */
+int xfer_kept_taken(const xfer_kept *k);
+void xfer_kept_free(xfer_kept *k);
 
 #endif
