@@ -6,8 +6,6 @@
 
 #include <stdlib.h>
 
-#include "sim/base/hugepage.h"
-
 /* Makes *buf hold at least n (>= 1) elements of size bytes, *cap counting
  * the elements it holds; 0, or -1 when out of memory (*buf kept then). */
 static inline int gt_grow(void *buf, size_t *cap, size_t n, size_t size)
@@ -21,7 +19,6 @@ static inline int gt_grow(void *buf, size_t *cap, size_t n, size_t size)
         return -1;
     *b = x;
     *cap = n;
-    gt_advise_huge(x, size * n); /* large arrays: few page faults (hugepage.h) */
     return 0;
 }
 

@@ -10,8 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/base/hugepage.h"
-
 #define HANDLE_FLAG (UINT64_C(1) << EVENTQ_SLOT_BITS)
 #define SLOT_MASK (HANDLE_FLAG - 1)
 #define SEQ_SHIFT (EVENTQ_SLOT_BITS + 1)
@@ -211,7 +209,6 @@ static int handles_to(eventq *q, int64_t nh)
     if (!np)
         return -1;
     q->pos = np;
-    gt_advise_huge(np, sizeof *np * (size_t)nh);
     for (int64_t h = q->nhandles; h < nh; h++)
         np[h] = -1;
     q->nhandles = (int32_t)nh;

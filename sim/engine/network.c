@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/base/hugepage.h"
 #include "sim/engine/net_fill.h"
 #include "sim/models/cost.h"
 #include "sim/models/path.h"
@@ -104,7 +103,6 @@ int net_init(network *n, const topology *t, int max_flows, int policy, int tcp_c
     n->pend_r = malloc(sizeof(int) * (size_t)room);
     n->pend_mark = calloc((size_t)room, 1);
     n->prune = true;
-    gt_advise_huge(n->flows, sizeof *n->flows * (size_t)n->cap_flows); /* hugepage.h */
     if (!n->res || !n->flows || !n->slot_of || !n->mark_r || !n->list_r || !n->res_left ||
         !n->res_unfrozen || !n->act_r || !n->res_share || !n->res_solo || !n->res_frozen ||
         !n->pend_r || !n->pend_mark || grow_slots(n)) {

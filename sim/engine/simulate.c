@@ -6,7 +6,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "sim/base/hugepage.h"
 #include "sim/estimator/estimator.h"
 #include "sim/engine/sim_state.h"
 #include "sim/models/plan_check.h"
@@ -136,7 +135,6 @@ static int run_iterations(const topology *t, const plan *p, const sim_options *o
         free(la);
         return e->msg[0] ? -1 : gt_fail(e, "out of memory");
     }
-    gt_advise_huge(tm.ops, sizeof *tm.ops * (size_t)d->w.nops); /* before its first touch */
     int rc = sim_state_init(&s, t, &d->w, p->sync, o, &d->est, &tm, e);
     double total_ns = 0, wan = 0;
     for (int it = 0; !rc && it < o->iterations; it++) {
