@@ -218,8 +218,8 @@ static void test_estimate_without_op_times(void **state)
         sim_detail_free(&b);
         free_world(&w);
     }
-    assert_true(per_stage >= 4); /* both ways were taken */
-    assert_true(op_path >= 1);
+    assert_int_equal(per_stage, 5); /* both ways were taken: all but the interleaved plan */
+    assert_int_equal(op_path, 1);
 }
 
 /* Yuan et al. case 5 uses per-pair links (tc/netem): no flow shares a
