@@ -253,6 +253,7 @@ static void test_energy_identity(void **state)
     load(&w, 5, ", \"freq_mhz_fwd\": 1005, \"freq_mhz_bwd\": 1200", ", \"freq_mhz\": 1395");
     sim_options o;
     sim_options_default(&o);
+    o.est_op_times = true; /* the sums below read the estimator's op times */
     sim_detail d;
     gt_err e;
     if (sim_detail_run(&w.t, &w.j, &w.p, &o, &d, &e))

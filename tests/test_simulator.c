@@ -7,7 +7,9 @@
  * slowing the iteration; concurrent syncs of different stages over one shared
  * link take at least their total bytes over its capacity, and so do the
  * activations of pipelines crossing one link; a bandwidth step halfway through a transfer gives
- * the hand-computed finish; BubbleTea never overlaps training ops. */
+ * the hand-computed finish; BubbleTea never overlaps training ops; the
+ * estimate a replay keeps without op times (per stage where that applies)
+ * is the op-by-op recurrence's to the last bit. */
 #include "testutil.h"
 
 #include <jansson.h>
@@ -51,10 +53,14 @@ static void free_world(world *w)
     topo_free(&w->t);
 }
 
+/* Replays with the estimator's time of every op kept (est_op_times): the
+ * tests below compare the two op by op. */
 static void run(world *w, const sim_options *o, sim_detail *d)
 {
     gt_err e;
-    if (sim_detail_run(&w->t, &w->j, &w->p, o, d, &e))
+    sim_options x = *o;
+    x.est_op_times = true;
+    if (sim_detail_run(&w->t, &w->j, &w->p, &x, d, &e))
         fail_msg("%s", e.msg);
 }
 
@@ -112,6 +118,19 @@ static void test_agree_one_node(void **state)
     }
 }
 
+/* p := interleaved over 2 GPUs, 4 listed stages (v = 2), 8 microbatches. */
+static void interleaved_plan(plan *p)
+{
+    plan_free(p);
+    assert_int_equal(plan_init(p, 1), 0);
+    p->schedule = SCHED_INTERLEAVED;
+    assert_int_equal(plan_pipe_alloc(p, 0, 4), 0);
+    p->pipes[0].microbatches = 8;
+    for (int k = 0; k < 4; k++)
+        p->pipes[0].stages[k] = (plan_stage){.ngpus = 1, .gpus = {k % 2}, .first = 2 * k,
+                                             .last = 2 * k + 1};
+}
+
 /* Interleaved: 2 GPUs, 4 listed stages (v = 2), m a multiple of S. */
 static void test_agree_interleaved(void **state)
 {
@@ -119,14 +138,7 @@ static void test_agree_interleaved(void **state)
     world w;
     load_world(&w, FIXTURES "/one-node.json", FIXTURES "/tiny-model.json", 8, 1024,
                FIXTURES "/one-node-gpipe.plan.json");
-    plan_free(&w.p);
-    assert_int_equal(plan_init(&w.p, 1), 0);
-    w.p.schedule = SCHED_INTERLEAVED;
-    assert_int_equal(plan_pipe_alloc(&w.p, 0, 4), 0);
-    w.p.pipes[0].microbatches = 8;
-    for (int k = 0; k < 4; k++)
-        w.p.pipes[0].stages[k] = (plan_stage){.ngpus = 1, .gpus = {k % 2}, .first = 2 * k,
-                                              .last = 2 * k + 1};
+    interleaved_plan(&w.p);
     sim_options o;
     sim_options_default(&o);
     sim_detail d;
@@ -134,6 +146,80 @@ static void test_agree_interleaved(void **state)
     assert_ops_equal(&d);
     sim_detail_free(&d);
     free_world(&w);
+}
+
+/* The estimate a replay keeps without the op times (the estimator's own
+ * evaluation: per stage where that applies) against the op-by-op
+ * recurrence (est_op_times), to the last bit: the iteration and its bound
+ * figures, WAN bytes, every lane's and group's times and accounts, the
+ * totals; the replay itself does not move. */
+static void same_estimate(const sim_detail *a, const sim_detail *b, const char *what)
+{
+    const timing *x = &a->est, *y = &b->est;
+    if (x->iteration_ns != y->iteration_ns || x->unbounded_ns != y->unbounded_ns ||
+        x->xfer_all_ns != y->xfer_all_ns || x->xfer_subset_ns != y->xfer_subset_ns ||
+        memcmp(&x->wan_bytes, &y->wan_bytes, sizeof x->wan_bytes))
+        fail_msg("%s: estimate %lld vs %lld ns", what, (long long)x->iteration_ns,
+                 (long long)y->iteration_ns);
+    assert_int_equal(a->w.nlanes, b->w.nlanes);
+    assert_int_equal(a->w.ngroups, b->w.ngroups);
+    assert_memory_equal(x->lanes, y->lanes, sizeof *x->lanes * (size_t)a->w.nlanes);
+    assert_memory_equal(x->group_start, y->group_start, sizeof(int64_t) * (size_t)a->w.ngroups);
+    assert_memory_equal(x->group_end, y->group_end, sizeof(int64_t) * (size_t)a->w.ngroups);
+    assert_memory_equal(a->est_acc, b->est_acc, sizeof *a->est_acc * (size_t)a->w.nlanes);
+    assert_memory_equal(&a->est_tot, &b->est_tot, sizeof a->est_tot);
+    assert_memory_equal(&a->tot, &b->tot, sizeof a->tot);
+    assert_memory_equal(a->tm.ops, b->tm.ops, sizeof *a->tm.ops * (size_t)a->w.nops);
+    assert_int_equal(a->tm.iteration_ns, b->tm.iteration_ns);
+    assert_memory_equal(&a->res.est_energy_j, &b->res.est_energy_j, sizeof(double));
+    assert_memory_equal(&a->res.energy_j, &b->res.energy_j, sizeof(double));
+    assert_null(a->est.ops);
+    assert_non_null(b->est.ops);
+}
+
+static void test_estimate_without_op_times(void **state)
+{
+    (void)state;
+    const char *cases[][3] = {
+        {"topologies/yuan2022/case1.json", "topologies/plans/case1-rank-order.plan.json", "1024"},
+        {"topologies/yuan2022/case5.json", "topologies/plans/case5-rank-order.plan.json", "1024"},
+        {"topologies/real/aws-world-10.json", "topologies/plans/aws-world-10-rank-order.plan.json",
+         "1000"},
+        {"topologies/pools/world-hetero.json",
+         "topologies/plans/world-hetero-rank-order.plan.json", "1022"},
+        {FIXTURES "/one-node.json", FIXTURES "/one-node-gpipe.plan.json", "16"}};
+    int per_stage = 0, op_path = 0;
+    for (int c = 0; c < 6; c++) {
+        world w;
+        int k = c < 5 ? c : 4;
+        load_world(&w, cases[k][0], k < 4 ? "gpt3-xl" : FIXTURES "/tiny-model.json",
+                   atoi(cases[k][2]), k < 4 ? 2048 : 1024, cases[k][1]);
+        if (c == 5) { /* interleaved: the estimator's op path */
+            interleaved_plan(&w.p);
+            w.j.batch = 8;
+        }
+        sim_options o;
+        sim_options_default(&o);
+        o.charge_unselected = c % 2;
+        o.iterations = c == 1 ? 2 : 1;
+        o.jitter_cv = c == 1 ? 0.1 : 0;
+        sim_detail a, b;
+        gt_err e;
+        if (sim_detail_run(&w.t, &w.j, &w.p, &o, &a, &e))
+            fail_msg("%s", e.msg);
+        o.est_op_times = true;
+        if (sim_detail_run(&w.t, &w.j, &w.p, &o, &b, &e))
+            fail_msg("%s", e.msg);
+        same_estimate(&a, &b, cases[k][1]);
+        per_stage += a.est_per_stage;
+        op_path += !a.est_per_stage;
+        assert_int_equal(b.est_per_stage, 0);
+        sim_detail_free(&a);
+        sim_detail_free(&b);
+        free_world(&w);
+    }
+    assert_int_equal(per_stage, 5); /* both ways were taken: all but the interleaved plan */
+    assert_int_equal(op_path, 1);
 }
 
 /* Yuan et al. case 5 uses per-pair links (tc/netem): no flow shares a
@@ -470,6 +556,7 @@ int main(void)
         cmocka_unit_test(test_bubbletea),        cmocka_unit_test(test_concurrent_syncs_share_link),
         cmocka_unit_test(test_transfers_share_link),
         cmocka_unit_test(test_bubbletea_memory),
+        cmocka_unit_test(test_estimate_without_op_times),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -83,6 +83,7 @@ static void run(const world *w, sim_detail *d)
 {
     sim_options o;
     sim_options_default(&o);
+    o.est_op_times = true; /* compared with the replay op by op */
     gt_err e;
     if (sim_detail_run(&w->t, &w->j, &w->p, &o, d, &e))
         fail_msg("%s", e.msg);

@@ -284,21 +284,29 @@ static const eventq_entry *least(eventq *q, int b)
 }
 
 /* Empty the lowest bucket b >= 1 into lower ones around its minimum, the
- * new last (which lands in bucket 0). Every entry of bucket b differs from
- * its minimum only below the bit that names bucket b, so each goes to a
- * lower bucket, and those were all empty. If one cannot grow, the moved
- * entries (exactly the lower buckets' contents) go back: nothing changes. */
-static int split(eventq *q, int b)
+ * new last, which is taken out into *out (it would land in bucket 0 only to
+ * leave it again: one move less per pop). Every entry of bucket b differs
+ * from its minimum only below the bit that names bucket b, so each goes to
+ * a lower bucket, and those were all empty. If one cannot grow, the moved
+ * entries (exactly the lower buckets' contents, and the minimum) go back:
+ * nothing changes. */
+static int split(eventq *q, int b, eventq_entry *out)
 {
     eventq_entry lo = *least(q, b), old = q->last;
     eventq_bucket *bk = &q->b[b];
     q->last = lo;
+    int got = 0;
     while (bk->n > 0) {
         const eventq_entry *x = &bk->e[bk->n - 1];
         int j = bucket_around(x, &lo);
-        if (ensure(&q->b[j], (int64_t)q->b[j].n + 1))
+        if (j == 0) { /* the minimum itself (keys are unique) */
+            *out = *x;
+            got = 1;
+        } else if (ensure(&q->b[j], (int64_t)q->b[j].n + 1)) {
             break;
-        append(q, j, x);
+        } else {
+            append(q, j, x);
+        }
         bk->n--;
     }
     if (bk->n == 0) {
@@ -310,12 +318,14 @@ static int split(eventq *q, int b)
         }
         return 0;
     }
-    for (int j = 0; j < b; j++) { /* roll back */
+    for (int j = 1; j < b; j++) { /* roll back */
         for (int32_t i = 0; i < q->b[j].n; i++)
             append(q, b, &q->b[j].e[i]);
         q->b[j].n = 0;
         unmark(q, j);
     }
+    if (got)
+        append(q, b, out);
     q->last = old;
     return -1;
 }
@@ -331,11 +341,16 @@ int eventq_pop(eventq *q, event *out)
 {
     if (q->n == 0)
         return 0;
-    if (q->b[0].n == 0 && split(q, lowest(q)))
-        return -1;
-    const eventq_entry *x = &q->b[0].e[0];
-    q->b[0].n = 0;
-    unmark(q, 0);
+    eventq_entry least_out;
+    const eventq_entry *x = &least_out;
+    if (q->b[0].n == 0) {
+        if (split(q, lowest(q), &least_out))
+            return -1;
+    } else {
+        x = &q->b[0].e[0];
+        q->b[0].n = 0;
+        unmark(q, 0);
+    }
     q->n--;
     q->last = (eventq_entry){.time = x->time, .tag = x->tag};
     if (x->tag & HANDLE_FLAG) {

@@ -21,9 +21,10 @@
  * the bucket named by the highest bit where it differs from last. A push is
  * an append to one bucket; a pop takes bucket 0 (the key equal to last) or
  * else empties the lowest non-empty bucket into lower ones around its
- * minimum (each bucket's minimum is kept as keys arrive, so this is one
- * pass), so each key moves a few times over its life, always through
- * arrays read in order (no cache-missing sift through a 1 M-entry tree). A
+ * minimum, which it returns without moving it (each bucket's minimum is
+ * kept as keys arrive, so this is one pass), so each key moves a few times
+ * over its life, always through arrays read in order (no cache-missing sift
+ * through a 1 M-entry tree). A
  * key below last (only a caller rewinding the clock does that) re-buckets
  * every pending key around it: correct, O(pending), and never met by the
  * simulator. An event's body (kind, id, version) travels with its key, so

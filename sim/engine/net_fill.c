@@ -26,27 +26,6 @@
 
 #include <math.h>
 
-/* Relative margin of net_may_bind: the running sums of solo rates drift by
- * about 1e-16 per update, the filling's remaining capacities by about as
- * much per level; 1e-7 is far above both. */
-#define BIND_MARGIN 1e-7
-
-bool net_may_bind(const network *n, int r)
-{
-    if (!n->prune)
-        return true;
-    return !(n->res_solo[r] * (1 + BIND_MARGIN) < n->res[r].cap);
-}
-
-double net_solo_rate(const network *n, int id)
-{
-    double x = n->fcap[id];
-    const int *fr = &n->fres[NET_MAX_RES * id];
-    for (int k = 0; k < n->fnres[id]; k++)
-        x = fmin(x, n->res[fr[k]].cap);
-    return x;
-}
-
 static inline void mark_res(network *n, int r, int stamp, int *nr)
 {
     if (n->mark_r[r] != stamp) {

@@ -53,6 +53,23 @@ static int grow_slots(network *n)
     return 0;
 }
 
+/* Does the shared link a -> b serve its flows in priority order? */
+static bool link_temporal(const topology *t, int policy, int a, int b)
+{
+    const topo_link *l = topo_wan(t, a, b);
+    wan_policy pol = policy >= 0 ? (wan_policy)policy : (l->policy_set ? l->policy : WAN_FAIR);
+    return pol == WAN_TEMPORAL;
+}
+
+bool net_any_temporal(const topology *t, int policy)
+{
+    for (int a = 0; a < t->nsites; a++)
+        for (int b = 0; b < t->nsites; b++)
+            if (a != b && link_temporal(t, policy, a, b))
+                return true;
+    return false;
+}
+
 int net_init(network *n, const topology *t, int max_flows, int policy, int tcp_connections,
              gt_err *e)
 {
@@ -100,12 +117,9 @@ int net_init(network *n, const topology *t, int max_flows, int policy, int tcp_c
         for (int b = 0; b < t->nsites; b++) {
             if (a == b)
                 continue;
-            const topo_link *l = topo_wan(t, a, b);
             net_resource *r = &n->res[n->wan_res0 + a * t->nsites + b];
             r->cap = path_dense_cap(t, n->wan_res0 + a * t->nsites + b);
-            wan_policy pol = policy >= 0 ? (wan_policy)policy
-                                         : (l->policy_set ? l->policy : WAN_FAIR);
-            r->temporal = pol == WAN_TEMPORAL;
+            r->temporal = link_temporal(t, policy, a, b);
         }
     return 0;
 }

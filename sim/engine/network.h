@@ -118,6 +118,9 @@ typedef struct network {
 int net_init(network *n, const topology *t, int max_flows, int policy, int tcp_connections,
              gt_err *e);
 void net_free(network *n);
+/* Does any shared WAN link serve flows in priority order under `policy` (as
+ * net_init reads it)? Only then do flows' priorities matter. */
+bool net_any_temporal(const topology *t, int policy);
 /* New flow of `bytes` from GPU a to GPU b (not yet moving). Returns its id,
  * or -1 when the pool is exhausted. */
 int net_flow_new(network *n, int a, int b, double bytes, double priority, int64_t now);

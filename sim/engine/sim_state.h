@@ -41,7 +41,8 @@ typedef struct sim_state {
     const workload *w;
     const sim_options *opt;
     gt_err *e;
-    const timing *est;   /* the estimator's timing: temporal priorities */
+    const timing *est;   /* the estimator's timing: temporal priorities (op times:
+                          * NULL when no link is temporal, simulate.c) */
     timing *tm;          /* this iteration's */
     sync_kind sync;
     eventq q;

@@ -25,16 +25,70 @@ static double thread_cpu_s(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static int run_estimator(const topology *t, const plan *p, sim_detail *d, gt_err *e)
+/* dst: src's lane and group times and its figures, and its op times when
+ * ops (dst's arrays sized to w). */
+static int copy_timing(timing *dst, const timing *src, const workload *w, bool ops, gt_err *e)
 {
-    if (timing_alloc(&d->est, &d->w, e) || estimate_run(t, &d->w, p->sync, &d->est, e))
-        return -1;
-    d->est_acc = malloc(sizeof *d->est_acc * (size_t)d->w.nlanes);
-    d->acc = calloc((size_t)d->w.nlanes, sizeof *d->acc);
+    size_t no = (size_t)(w->nops > 0 ? w->nops : 1), nl = (size_t)(w->nlanes > 0 ? w->nlanes : 1),
+           ng = (size_t)(w->ngroups > 0 ? w->ngroups : 1);
+    memset(dst, 0, sizeof *dst);
+    dst->ops = ops ? malloc(sizeof *dst->ops * no) : NULL;
+    dst->lanes = malloc(sizeof *dst->lanes * nl);
+    dst->group_start = malloc(sizeof(int64_t) * ng);
+    dst->group_end = malloc(sizeof(int64_t) * ng);
+    if ((ops && !dst->ops) || !dst->lanes || !dst->group_start || !dst->group_end) {
+        timing_free(dst);
+        return gt_fail(e, "out of memory for the timeline of %d ops", w->nops);
+    }
+    if (ops)
+        memcpy(dst->ops, src->ops, sizeof *src->ops * (size_t)w->nops);
+    memcpy(dst->lanes, src->lanes, sizeof *src->lanes * (size_t)w->nlanes);
+    memcpy(dst->group_start, src->group_start, sizeof(int64_t) * (size_t)w->ngroups);
+    memcpy(dst->group_end, src->group_end, sizeof(int64_t) * (size_t)w->ngroups);
+    dst->iteration_ns = src->iteration_ns;
+    dst->unbounded_ns = src->unbounded_ns;
+    dst->xfer_all_ns = src->xfer_all_ns;
+    dst->xfer_subset_ns = src->xfer_subset_ns;
+    dst->wan_bytes = src->wan_bytes;
+    return 0;
+}
+
+/* The estimate and its lane accounts. The replay reads the estimated op
+ * times only as the priorities of flows on a temporal link; where there is
+ * none and the caller did not ask for them (est_op_times), the estimator's
+ * evaluation gives the rest: on its per-stage path, without an op list,
+ * the op path's figures to the last bit (tests/test_estimator_fast.c), and
+ * by the op path itself where that path does not apply. Else the op-by-op
+ * recurrence on the replay's workload, keeping every op's time. */
+static int run_estimator(const topology *t, const job *j, const plan *p, const sim_options *o,
+                         sim_detail *d, gt_err *e)
+{
+    d->est_acc = malloc(sizeof *d->est_acc * (size_t)(d->w.nlanes > 0 ? d->w.nlanes : 1));
+    d->acc = calloc((size_t)(d->w.nlanes > 0 ? d->w.nlanes : 1), sizeof *d->acc);
     if (!d->est_acc || !d->acc)
         return gt_fail(e, "out of memory");
-    account_lanes(t, &d->w, &d->est, d->est_acc);
-    return 0;
+    if (o->est_op_times || net_any_temporal(t, o->wan_policy)) {
+        if (timing_alloc(&d->est, &d->w, e) || estimate_run(t, &d->w, p->sync, &d->est, e))
+            return -1;
+        account_lanes(t, &d->w, &d->est, d->est_acc);
+        return 0;
+    }
+    est_workspace *ws = est_workspace_new();
+    if (!ws)
+        return gt_fail(e, "out of memory");
+    est_summary sum;
+    int rc = estimate_plan_ws(ws, t, j, p, &sum, e);
+    if (!rc && est_workspace_workload(ws)->nlanes != d->w.nlanes)
+        rc = gt_fail(e, "internal error: the estimate has %d lanes, the replay %d",
+                     est_workspace_workload(ws)->nlanes, d->w.nlanes);
+    if (!rc)
+        rc = copy_timing(&d->est, est_workspace_timing(ws), &d->w, false, e);
+    if (!rc) {
+        memcpy(d->est_acc, est_workspace_accounts(ws), sizeof *d->est_acc * (size_t)d->w.nlanes);
+        d->est_per_stage = est_workspace_fast(ws);
+    }
+    est_workspace_free(ws);
+    return rc;
 }
 
 /* Keep the first iteration's flows and WAN link bytes for the timeline.
@@ -103,15 +157,7 @@ static int run_iterations(const topology *t, const plan *p, const sim_options *o
             tm = (timing){0};
             rc = keep_first(t, &s, d, last, e);
         } else if (it == 0) {
-            rc = timing_alloc(&d->tm, &d->w, e) || keep_first(t, &s, d, last, e);
-            if (!rc) {
-                memcpy(d->tm.ops, tm.ops, sizeof *tm.ops * (size_t)d->w.nops);
-                memcpy(d->tm.lanes, tm.lanes, sizeof *tm.lanes * (size_t)d->w.nlanes);
-                memcpy(d->tm.group_start, tm.group_start, sizeof(int64_t) * (size_t)d->w.ngroups);
-                memcpy(d->tm.group_end, tm.group_end, sizeof(int64_t) * (size_t)d->w.ngroups);
-                d->tm.iteration_ns = tm.iteration_ns;
-                d->tm.wan_bytes = tm.wan_bytes;
-            }
+            rc = copy_timing(&d->tm, &tm, &d->w, true, e) || keep_first(t, &s, d, last, e);
         }
         s.t0 += iter_ns;
         d->iterations_done++;
@@ -173,7 +219,7 @@ int sim_detail_run(const topology *t, const job *j, const plan *p, const sim_opt
     j = plan_job(p, j, &jb);
     if (plan_check(p, t, j, e) || workload_build(&d->w, t, j, p, e))
         return -1;
-    if (run_estimator(t, p, d, e)) {
+    if (run_estimator(t, j, p, o, d, e)) {
         sim_detail_free(d);
         return -1;
     }

@@ -13,7 +13,9 @@
 
 typedef struct sim_detail {
     workload w;
-    timing est;            /* estimator */
+    timing est;            /* estimator (op times only with sim_options.est_op_times
+                            * or a temporal link, else ops is NULL) */
+    int est_per_stage;     /* the estimate came from its per-stage path */
     timing tm;             /* first simulated iteration */
     net_flow *flows;       /* flows of the first iteration */
     int nflows;

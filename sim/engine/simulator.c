@@ -95,8 +95,9 @@ static int on_op_end(sim_state *s, int id)
         const wl_op *c = &s->w->ops[o->consumer];
         s->tm->ops[o->consumer].xfer_start = s->now;
         if (c->xfer_bytes > 0) {
-            if (start_flow(s, o->lane, c->lane, c->xfer_bytes, (double)s->est->ops[o->consumer].start,
-                           OWN_OP, o->consumer))
+            /* the priority is read on temporal links only, which have the op times */
+            double prio = s->est->ops ? (double)s->est->ops[o->consumer].start : 0;
+            if (start_flow(s, o->lane, c->lane, c->xfer_bytes, prio, OWN_OP, o->consumer))
                 return -1;
         } else if (deliver_input(s, o->consumer)) {
             return -1;

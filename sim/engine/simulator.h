@@ -24,6 +24,11 @@ typedef struct sim_options {
     double straggler_factor;   /* slowdown of a straggler (e.g. 1.5) */
     bool charge_unselected;
     const char *avail_trace;   /* preemption events file, NULL = none */
+    /* sim_detail.est with the estimator's time of every op (its op-by-op
+     * recurrence), for callers that compare the replay with it op by op;
+     * else only its lane, group and iteration figures are kept, from its
+     * per-stage path where that applies (the same figures to the bit). */
+    bool est_op_times;
 } sim_options;
 
 void sim_options_default(sim_options *o);
