@@ -19,21 +19,21 @@ static int holder(const plan *p, int q, int layer)
     return -1;
 }
 
-static int by_site_gpu(const void *a, const void *b, const topology *t)
+static int by_key(const void *a, const void *b)
 {
-    int x = *(const int *)a, y = *(const int *)b;
-    int sx = t->gpus[x].site, sy = t->gpus[y].site;
-    return sx != sy ? sx - sy : x - y;
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
 }
 
 /* One ring phase (reduce-scatter or all-gather) of `bytes` per member over
  * ring[0..n): n - 1 steps, each as long as its slowest hop moving 1/n. */
-static double ring_phase_s(const topology *t, const int *ring, int n, double bytes)
+static double ring_phase_s(const topology *t, const long *ring, int n, double bytes)
 {
     double step = 0;
     for (int i = 0; i < n; i++) {
         double lat, rate;
-        path_lone(t, ring[i], ring[(i + 1) % n], &lat, &rate);
+        path_lone(t, (int)(ring[i] % t->ngpus), (int)(ring[(i + 1) % n] % t->ngpus), &lat,
+                  &rate);
         if (!(rate > 0))
             return 0; /* no usable rate: nothing to charge (the sync itself stalls) */
         double s = lat + bytes / n / rate;
@@ -50,21 +50,18 @@ double dp_overlap_traffic_s(const topology *t, const job *j, const plan *p, int 
     if (p->npipes < 2 || !(gathers || sh == SHARD_ZERO2) || (!bwd && !gathers))
         return 0;
     const plan_stage *st = &p->pipes[pi].stages[k];
-    int *ring = malloc(sizeof *ring * (size_t)p->npipes), n = 0;
+    /* the members in the collective's order (collective_emit: by site,
+     * then GPU), as keys site x ngpus + GPU; out of memory: no charge */
+    long *ring = malloc(sizeof *ring * (size_t)p->npipes);
+    int n = 0;
     if (!ring)
         return 0;
     for (int q = 0; q < p->npipes; q++) {
         int g = holder(p, q, st->first);
         if (g >= 0)
-            ring[n++] = g;
+            ring[n++] = (long)t->gpus[g].site * t->ngpus + g;
     }
-    /* the collective's member order (collective_emit): by (site, GPU) */
-    for (int i = 1; i < n; i++)
-        for (int x = i; x > 0 && by_site_gpu(&ring[x], &ring[x - 1], t) < 0; x--) {
-            int s = ring[x];
-            ring[x] = ring[x - 1];
-            ring[x - 1] = s;
-        }
+    qsort(ring, (size_t)n, sizeof *ring, by_key);
     double c = 0;
     if (n > 1) {
         if (gathers)
