@@ -16,7 +16,9 @@
 #include <math.h>
 
 #include "sim/models/cost.h"
+#include "sim/models/dp_overlap.h"
 #include "sim/models/dp_sync.h"
+#include "sim/models/workload.h"
 #include "sim/inputs/plan.h"
 #include "sim/engine/simulator.h"
 #include "sim/inputs/topology.h"
@@ -314,7 +316,15 @@ static void test_fsdp_row_by_hand(void **state)
      * optimizer updates half of the state */
     double sync = 2 * 2 * ring2_step_ns(W, bw) + ring2_step_ns(G, bw);
     double opt = (double)cost_optimizer_ns(g, cost_stage_params(&j.model, 0, L - 1) * 0.5);
-    double want = 2 * fb + sync + opt;
+    /* and each pass runs beside its own gather (forward) and gather +
+     * reduce-scatter (backward), which slow the overlapped compute by
+     * DP_OVERLAP_SLOWDOWN (sim/models/dp_overlap.h) */
+    double f = (double)cost_stage_fwd_ns(&j, g, 1, 1, 0, L - 1, 1.0);
+    double b = (double)cost_stage_bwd_ns(&j, g, 1, 1, 0, L - 1, 1.0);
+    double cf = ring2_step_ns(W, bw), cb = cf + ring2_step_ns(G, bw);
+    double slow = DP_OVERLAP_SLOWDOWN * (fmin(cf, f) + fmin(cb, b));
+    assert_true(slow > 0);
+    double want = 2 * (fb + slow) + sync + opt;
     assert_true(sync > 0.01 * want); /* the sharded traffic really counts here */
     assert_true(fabs((double)sim - want) <= 8);
 }
@@ -416,6 +426,33 @@ static void test_accumulation_row_by_hand(void **state)
     assert_true(fabs((double)(sim - sim2) - ar / 2) <= 8);
 }
 
+/* The compute slowdown beside FSDP's collectives (dp_overlap.h) depends on
+ * the ring's phase time, which the replica reduction keeps: the forward and
+ * backward of a row replayed with 16 replicas for 32 take the same ns, and
+ * more than without sharding (the term is really charged). */
+static void test_replica_reduction_keeps_ops(void **state)
+{
+    (void)state;
+    int64_t ns[3][2];
+    const char *shard[] = {"fsdp", "fsdp", "none"};
+    int reps[] = {32, 16, 32};
+    for (int c = 0; c < 3; c++) {
+        val_row r = tiny_row(shard[c], "overlap", 1, "bf16", 32, 64);
+        topology t;
+        job j;
+        plan p;
+        gt_err e;
+        if (val_build(&r, &CAT, -1, reps[c], &t, &j, &p, &e))
+            fail_msg("%s", e.msg);
+        workload_stage_base_ns(&t, &j, &p, 0, 0, &ns[c][0], &ns[c][1]);
+        plan_free(&p);
+        topo_free(&t);
+    }
+    assert_int_equal(ns[0][0], ns[1][0]);
+    assert_int_equal(ns[0][1], ns[1][1]);
+    assert_true(ns[0][0] > ns[2][0] && ns[0][1] > ns[2][1]);
+}
+
 static void test_replica_reduction_bounded(void **state)
 {
     (void)state;
@@ -448,7 +485,10 @@ static void test_replica_reduction_bounded(void **state)
          * replica's optimizer step updates 1/16 instead of 1/32 of the
          * state (cost_optimizer_ns is linear): bounded at 0.5 % of the
          * iteration beyond that share per round of collectives (FSDP here
-         * gathers for each of its 2 passes: 64 / 32 replicas, microbatch 1) */
+         * gathers for each of its 2 passes: 64 / 32 replicas, microbatch 1;
+         * 1.5 % since the ops carry the slowdown beside their collectives,
+         * which moves where the reduced ring's steps fall: the op times
+         * themselves are equal, test_replica_reduction_keeps_ops) */
         double bound = k == 2 ? opt_full / 16 - opt_full / 32 : 0;
         printf("  %s %s k_sat %.0f: 32 replicas %lld ns, 16 replicas %lld ns (%+.3f %%), "
                "optimizer share %.0f ns\n", shard[k], sync[k], ksat[q / 3], (long long)full,
@@ -457,7 +497,8 @@ static void test_replica_reduction_bounded(void **state)
         if (k == 0)
             assert_true(llabs(red - full) <= 2 * 31 * 2); /* <= 2 ns per ring step */
         else
-            assert_true(fabs((double)(red - full) - bound) <= 0.005 * (k == 2 ? 2 : 1) * (double)full);
+            assert_true(fabs((double)(red - full) - bound) <=
+                        (k == 2 ? 0.015 : 0.005) * (double)full);
     }
     /* and the reduction is refused where it would not hold */
     val_row r = tiny_row("fsdp", "overlap", 1, "bf16", 32, 64);
@@ -480,6 +521,7 @@ int main(void)
         cmocka_unit_test(test_cli_json_and_bad_input),
         cmocka_unit_test(test_shipped_set_replays),
         cmocka_unit_test(test_fsdp_row_by_hand),
+        cmocka_unit_test(test_replica_reduction_keeps_ops),
         cmocka_unit_test(test_power_limit_row),
         cmocka_unit_test(test_unpad_row),
         cmocka_unit_test(test_accumulation_row_by_hand),

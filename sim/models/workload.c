@@ -6,6 +6,7 @@
 
 #include "sim/base/grow.h"
 #include "sim/models/cost.h"
+#include "sim/models/dp_overlap.h"
 #include "sim/models/plan_check.h"
 #include "sim/inputs/freq.h"
 #include "sim/models/syncgroup.h"
@@ -72,6 +73,10 @@ void workload_stage_base_ns(const topology *t, const job *j, const plan *p, int 
     int b = p->microbatch_size;
     *fwd_ns = cost_stage_fwd_ns(j, g, st->ngpus, b, st->first, st->last, 1.0);
     *bwd_ns = cost_stage_bwd_ns(j, g, st->ngpus, b, st->first, st->last, 1.0);
+    /* sharded data parallelism: the per-pass collectives slow the compute
+     * they overlap (dp_overlap.h) */
+    *fwd_ns = dp_overlap_ns(*fwd_ns, dp_overlap_traffic_s(t, j, p, pi, k, 0));
+    *bwd_ns = dp_overlap_ns(*bwd_ns, dp_overlap_traffic_s(t, j, p, pi, k, 1));
 }
 
 void workload_stage_clocks(const topology *t, const plan *p, int pi, int k, int64_t fns,

@@ -1,0 +1,82 @@
+/* dp_overlap.c — compute slowdown beside sharded data-parallel collectives
+ * (dp_overlap.h). */
+#include "sim/models/dp_overlap.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "sim/models/dp_sync.h"
+#include "sim/models/path.h"
+
+/* The GPU of pipeline q that holds `layer` (its stage's first GPU), -1 if
+ * no stage of q holds it. */
+static int holder(const plan *p, int q, int layer)
+{
+    const plan_pipeline *pp = &p->pipes[q];
+    for (int k = 0; k < pp->nstages; k++)
+        if (pp->stages[k].first <= layer && layer <= pp->stages[k].last)
+            return pp->stages[k].gpus[0];
+    return -1;
+}
+
+static int by_key(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
+/* One ring phase (reduce-scatter or all-gather) of `bytes` per member over
+ * ring[0..n): n - 1 steps, each as long as its slowest hop moving 1/n. */
+static double ring_phase_s(const topology *t, const long *ring, int n, double bytes)
+{
+    double step = 0;
+    for (int i = 0; i < n; i++) {
+        double lat, rate;
+        path_lone(t, (int)(ring[i] % t->ngpus), (int)(ring[(i + 1) % n] % t->ngpus), &lat,
+                  &rate);
+        if (!(rate > 0))
+            return 0; /* no usable rate: nothing to charge (the sync itself stalls) */
+        double s = lat + bytes / n / rate;
+        step = s > step ? s : step;
+    }
+    return (n - 1) * step;
+}
+
+double dp_overlap_traffic_s(const topology *t, const job *j, const plan *p, int pi, int k,
+                            int bwd)
+{
+    shard_kind sh = p->dp_shard;
+    int gathers = sh == SHARD_ZERO3 || sh == SHARD_FSDP;
+    if (p->npipes < 2 || !(gathers || sh == SHARD_ZERO2) || (!bwd && !gathers))
+        return 0;
+    const plan_stage *st = &p->pipes[pi].stages[k];
+    /* the members in the collective's order (collective_emit: by site,
+     * then GPU), as keys site x ngpus + GPU; out of memory: no charge */
+    long *ring = malloc(sizeof *ring * (size_t)p->npipes);
+    int n = 0;
+    if (!ring)
+        return 0;
+    for (int q = 0; q < p->npipes; q++) {
+        int g = holder(p, q, st->first);
+        if (g >= 0)
+            ring[n++] = (long)t->gpus[g].site * t->ngpus + g;
+    }
+    qsort(ring, (size_t)n, sizeof *ring, by_key);
+    double c = 0;
+    if (n > 1) {
+        if (gathers)
+            c += ring_phase_s(t, ring, n, dp_weight_bytes(j, st->first, st->last, st->ngpus));
+        if (bwd)
+            c += ring_phase_s(t, ring, n, dp_grad_bytes(j, st->first, st->last, st->ngpus));
+    }
+    free(ring);
+    return c;
+}
+
+int64_t dp_overlap_ns(int64_t ns, double traffic_s)
+{
+    if (!(traffic_s > 0) || ns <= 0)
+        return ns;
+    double c_ns = traffic_s * 1e9, d = (double)ns;
+    return ns + llround(DP_OVERLAP_SLOWDOWN * (c_ns < d ? c_ns : d));
+}
