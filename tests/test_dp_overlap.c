@@ -181,6 +181,7 @@ static void test_estimator_equals_simulator(void **state)
     times(&w, got, base);
     sim_options o;
     sim_options_default(&o);
+    o.est_op_times = true; /* the estimate op by op, to compare with the replay */
     sim_detail d;
     gt_err e;
     if (sim_detail_run(&w.t, &w.j, &w.p, &o, &d, &e))

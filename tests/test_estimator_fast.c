@@ -350,6 +350,50 @@ static void move_to_free_gpu(gsl_rng *r, const topology *t, plan *p)
     s->gpus[0] = g;
 }
 
+/* Sharded data parallelism per pass (ZeRO-2/3, FSDP) makes a stage's op
+ * durations depend on where every replica of the stage is and on the
+ * plan's sharding (sim/models/dp_overlap.h), which the stores keyed by one
+ * stage or one pipeline do not see: plans that alternate sharding kinds and
+ * move one pipeline's GPUs must still give, in one kept workspace, what a
+ * fresh workspace and the op path give, to the bit. */
+static void test_memo_equals_fresh_sharded(void **state)
+{
+    (void)state;
+    topology t;
+    parse_topo(&t);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 31);
+    est_workspace *kept = est_workspace_new(), *ops = est_workspace_new();
+    est_workspace_set_path(ops, EST_PATH_OPS);
+    int compared = 0, sharded = 0;
+    for (int seed = 0; seed < 80; seed++) {
+        job j;
+        plan base;
+        tiny_job(&j, pick(r, 8, 24));
+        random_plan(r, &t, &j, &base);
+        for (int step = 0; step < 20; step++) {
+            plan p;
+            assert_int_equal(plan_copy(&p, &base), 0);
+            p.dp_shard = (shard_kind)pick(r, SHARD_NONE, SHARD_FSDP);
+            if (step % 2)
+                move_to_free_gpu(r, &t, &p);
+            if (kept_fresh_ops(kept, ops, &t, &j, &p, compared) == 0) {
+                compared++;
+                sharded += p.dp_shard >= SHARD_ZERO2 && p.npipes > 1;
+            }
+            plan_free(&p);
+        }
+        plan_free(&base);
+    }
+    fprintf(stderr, "%d plans compared, %d sharded per pass\n", compared, sharded);
+    assert_true(sharded > 100);
+    est_workspace_free(kept);
+    est_workspace_free(ops);
+    gsl_rng_free(r);
+    topo_free(&t);
+}
+
+
 /* A local search in one workspace: each plan one mutation from the last
  * (GPUs swapped, a layer moved, a stage onto a free GPU), a new seed plan
  * every 60 steps. The transfer bound keeps each resource's result across
@@ -443,6 +487,7 @@ int main(void)
         cmocka_unit_test(test_interleaved_takes_op_path),
         cmocka_unit_test(test_replicas_reuse_equals_op_path),
         cmocka_unit_test(test_memo_equals_fresh),
+        cmocka_unit_test(test_memo_equals_fresh_sharded),
         cmocka_unit_test(test_kept_transfer_bound_along_walk),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sim/inputs/trace.h"
+#include "sim/models/dp_overlap.h"
 #include "sim/models/workload.h"
 
 #define STAGE_COSTS_MAX 8192 /* distinct stages before the cache starts over */
@@ -68,7 +69,8 @@ static long stage_key(const topology *t, const plan *p, const plan_stage *st)
 void stage_costs_get(stage_costs *c, const topology *t, const job *j, const plan *p, int pi,
                      int k, int64_t *fwd_ns, int64_t *bwd_ns)
 {
-    long key = c->h.keys ? stage_key(t, p, &p->pipes[pi].stages[k]) : -1;
+    /* per-pass sharding: the times depend on every replica's place */
+    long key = c->h.keys && !dp_overlap_applies(p) ? stage_key(t, p, &p->pipes[pi].stages[k]) : -1;
     if (key < 0) {
         workload_stage_base_ns(t, j, p, pi, k, fwd_ns, bwd_ns);
         return;

@@ -26,6 +26,7 @@
 #include "sim/base/timecap.h"
 #include "sim/inputs/freq.h"
 #include "sim/models/cost.h"
+#include "sim/models/dp_overlap.h"
 #include "sim/estimator/run_memo.h"
 
 enum { F = OP_FWD, B = OP_BWD };
@@ -139,6 +140,8 @@ static size_t prep_key(stage_path *sp, const plan *p, int pi)
 static int prepare_stored(stage_path *sp, sp_stage *st, stage_costs *sc, const topology *t,
                           const job *j, const plan *p, int pi, double act)
 {
+    if (dp_overlap_applies(p)) /* the durations depend on other pipelines' GPUs */
+        return prepare_pipe(st, sc, t, j, p, pi, act);
     int S = p->pipes[pi].nstages;
     size_t nkey = prep_key(sp, p, pi), len, size = sizeof(sp_prep) * (size_t)S + sizeof(int);
     const unsigned char *v = run_memo_get(&sp->prep, sp->key, nkey, &len);

@@ -42,12 +42,18 @@ static double ring_phase_s(const topology *t, const long *ring, int n, double by
     return (n - 1) * step;
 }
 
+int dp_overlap_applies(const plan *p)
+{
+    shard_kind sh = p->dp_shard;
+    return p->npipes > 1 && (sh == SHARD_ZERO2 || sh == SHARD_ZERO3 || sh == SHARD_FSDP);
+}
+
 double dp_overlap_traffic_s(const topology *t, const job *j, const plan *p, int pi, int k,
                             int bwd)
 {
     shard_kind sh = p->dp_shard;
     int gathers = sh == SHARD_ZERO3 || sh == SHARD_FSDP;
-    if (p->npipes < 2 || !(gathers || sh == SHARD_ZERO2) || (!bwd && !gathers))
+    if (!dp_overlap_applies(p) || (!bwd && !gathers))
         return 0;
     const plan_stage *st = &p->pipes[pi].stages[k];
     /* the members in the collective's order (collective_emit: by site,

@@ -33,6 +33,12 @@
 
 #define DP_OVERLAP_SLOWDOWN 0.189
 
+/* 1 when the plan's op durations carry the term (it shards per pass, over
+ * more than one replica): they then depend on the plan's sharding and on
+ * where every replica of a stage is, which a store keyed by one stage or
+ * one pipeline does not see (the estimator's stage and pipeline stores
+ * work them out afresh for such a plan). */
+int dp_overlap_applies(const plan *p);
 /* Seconds of data-parallel collectives that run beside one forward (bwd = 0)
  * or backward (bwd = 1) of listed stage k of pipeline pi: 0 unless the plan
  * shards per pass (zero2: backward only; zero3, fsdp: both) over more than
