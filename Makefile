@@ -119,10 +119,14 @@ test-mpi-if-built:
 	else echo "no MPI build (make MPI=1): skipping the MPI checks (make test-mpi)"; fi
 
 # Warnings are errors with both compilers: build everything with clang too.
-test-clang: $(DEPS_OK)
+# The clang binary is linked beside the gcc one (BIN=build-clang/geotrain-clang,
+# ./geotrain is not touched) and must give the same seeded plans.
+test-clang: $(DEPS_OK) $(BIN)
 	@if command -v clang >/dev/null 2>&1; then \
 	    echo "== clang build (-Werror) =="; \
-	    $(MAKE) --no-print-directory -s BUILD=build-clang CC=clang build-clang/libgeotrain.a build-clang/libgeotrain-cli.a build-clang/geotrain.o >/dev/null && echo "clang build: ok"; \
+	    $(MAKE) --no-print-directory -s BUILD=build-clang CC=clang BIN=build-clang/geotrain-clang \
+	        build-clang/libgeotrain.a build-clang/libgeotrain-cli.a build-clang/geotrain-clang >/dev/null && \
+	    echo "clang build: ok" && sh tests/compiler_same.sh ./$(BIN) build-clang/geotrain-clang; \
 	else echo "clang not installed: skipping the clang build"; fi
 
 # The bench binaries are built here too (not run: make bench does), so that a

@@ -390,3 +390,10 @@ int enc_reference(const enc_problem *pr, genome *g, gt_err *e)
                        pr->cells);
     return shortfall(pr, e);
 }
+
+int enc_seed_random(const enc_problem *pr, int S, int D, int bi, gsl_rng *rng, genome *g)
+{
+    sync_kind sync = (sync_kind)gsl_rng_uniform_int(rng, ENC_NSYNC);
+    sched_kind sched = gsl_rng_uniform(rng) < 0.5 ? SCHED_1F1B : SCHED_GPIPE;
+    return enc_seed(pr, SEED_RANDOM, S, D, sched, sync, bi, rng, g);
+}

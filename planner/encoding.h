@@ -227,6 +227,12 @@ typedef enum {
 int enc_seed(const enc_problem *pr, seed_kind kind, int S, int D, sched_kind sched,
              sync_kind sync, int bi, gsl_rng *rng, genome *g);
 
+/* A random genome (SEED_RANDOM) of shape S x D (S or D <= 0: drawn) with a
+ * random sync and schedule, drawn from rng in that order: the sync, then
+ * the schedule, then the genome. (Drawn inside enc_seed's argument list,
+ * their order would be the compiler's: gcc and clang gave different plans.) */
+int enc_seed_random(const enc_problem *pr, int S, int D, int bi, gsl_rng *rng, genome *g);
+
 /* All GPUs of the site ranked `rank` (0 = most FLOP/s), fastest first, in
  * as many pipelines of the fewest stages that fit (1F1B, microbatch
  * bval[bi]) as the site holds: pipelines inside one site, data parallelism

@@ -119,8 +119,7 @@ static void niche_population(search *s, int d, const genome *best)
         int S = 1 + (int)gsl_rng_uniform_int(r, (unsigned long)pr->smax);
         while (S > 1 && !(S * d <= pr->N && enc_shape_ok(pr, S, d, best->bi)))
             S--;
-        enc_seed(pr, SEED_RANDOM, S, d, gsl_rng_uniform(r) < 0.5 ? SCHED_1F1B : SCHED_GPIPE,
-                 (sync_kind)gsl_rng_uniform_int(r, ENC_NSYNC), best->bi, r, &s->pop[i]);
+        enc_seed_random(pr, S, d, best->bi, r, &s->pop[i]);
         if (s->pop[i].D != d && n > 0) /* no shape of d pipelines: a copy of one that has */
             genome_copy(&s->pop[i], &s->pop[i % n], pr->N);
     }

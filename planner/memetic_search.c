@@ -409,8 +409,7 @@ static int restart(search *s)
         gsl_rng *r = s->rng[i % s->lambda];
         gsl_rng_set(r, ma_stream_seed(s->o->seed, s->gen, s->lambda + i));
         int bi = (int)gsl_rng_uniform_int(r, (unsigned long)s->pr->nb);
-        enc_seed(s->pr, SEED_RANDOM, 0, 0, gsl_rng_uniform(r) < 0.5 ? SCHED_1F1B : SCHED_GPIPE,
-                 (sync_kind)gsl_rng_uniform_int(r, ENC_NSYNC), bi, r, &s->pop[i]);
+        enc_seed_random(s->pr, 0, 0, bi, r, &s->pop[i]);
         if (!enc_shape_ok(s->pr, s->pop[i].S, s->pop[i].D, s->pop[i].bi))
             s->pop[i].bi = s->pop[0].bi;
     }
@@ -547,8 +546,7 @@ int ma_seed_population(search *s, const genome *ref)
     for (int i = n; i < s->P; i++) {
         gsl_rng_set(s->rng[0], ma_stream_seed(s->o->seed, 0, i));
         int bi = (int)gsl_rng_uniform_int(s->rng[0], (unsigned long)pr->nb);
-        enc_seed(pr, SEED_RANDOM, 0, 0, gsl_rng_uniform(s->rng[0]) < 0.5 ? SCHED_1F1B : SCHED_GPIPE,
-                 (sync_kind)gsl_rng_uniform_int(s->rng[0], ENC_NSYNC), bi, s->rng[0], &s->pop[i]);
+        enc_seed_random(pr, 0, 0, bi, s->rng[0], &s->pop[i]);
         if (!enc_shape_ok(pr, s->pop[i].S, s->pop[i].D, s->pop[i].bi))
             s->pop[i].bi = ref->bi;
     }
