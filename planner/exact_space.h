@@ -2,8 +2,9 @@
  * planner/exact*.c): the selections (shape x counts per class), the
  * placements generated so far with their bounds, the units (placement x
  * microbatch size) and points (unit x schedule) opened so far, and the
- * helpers that grow, bound and decode them. exact_space.c owns the classes,
- * the generation and the bounds of partial placements; exact_sel.c the
+ * helpers that grow, bound and decode them. exact_space.c owns the classes
+ * and count vectors; exact_expand.c the generation of placements and the
+ * bounds of partial placements; exact_sel.c the
  * bound of a selection; exact_walks.c the record of the walks; exact_place.c the store of placements;
  * exact_sync.c the bound from data-parallel sync and the path tables;
  * exact_search.c the best-first searches and the opening of units; exact.c
@@ -110,6 +111,15 @@ typedef struct exact_terms {
     double speed;                    /* summed FLOP/s */
 } exact_terms;
 
+/* A GPU of group g (the first of its first node). */
+static inline int exact_group_gpu(const exact_space *sp, int g)
+{
+    return sp->pr->class_first[sp->gnode[sp->gfirst[g]]];
+}
+/* CLOCK_MONOTONIC seconds (the deadline of --budget-s). */
+double exact_now_s(void);
+/* The terms of the GPUs of counts per group cnt (exact_space.c). */
+void exact_sel_terms(const exact_space *sp, const int *cnt, exact_terms *t);
 /* The bounds' speed of GPU g: the most FLOP/s the cost model gives any
  * stage on its type (exact_layer_times), so they hold for profiles too. */
 double exact_gspeed(const exact_space *sp, int g);
@@ -150,7 +160,7 @@ typedef struct xprune {
 } xprune;
 double exact_key(const xprune *x, const obj_metrics *m);
 bool exact_pruned(const xprune *x, const obj_metrics *m);
-/* Generate the placements of selection `s` that the pruning keeps (rows
+/* Generate (exact_expand.c) the placements of selection `s` that the pruning keeps (rows
  * sorted by their groups, nodes of a group numbered by first use), adding
  * each to the space once and its index to *out (grown as needed); *next
  * gets the least key the threshold cut (a bound of every placement of `s`
