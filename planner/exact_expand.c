@@ -34,8 +34,12 @@ typedef struct dfs {
     double *clat, *crate;  /* per full row r and level: the pairs of rows 0..r (exact_cross_row) */
     double trows;
     double next;           /* least key cut by the threshold (not covered) */
-    double tsync;          /* the sync bound of the rows so far (exact_sync.c) */
+    double tsync;          /* the sync bound of the rows so far (exact_sync.c, exact_nic.c) */
     const int *cnt;        /* the selection's counts per group */
+    bool one_site;         /* its GPUs lie in one site (exact_nic.c) */
+    int *touch;            /* per node class: scratch of exact_nic_rows */
+    uint64_t *lw;          /* scratch of exact_nic_layers: 2 L words, nclass doubles */
+    double *lload;
     int **out;
     long *n, *cap;
 } dfs;
@@ -209,6 +213,8 @@ static int dfs_store(dfs *d)
     double *l3 = d->clat + 3 * (d->D - 1), *r3 = d->crate + 3 * (d->D - 1);
     double T = fmax(d->trows, exact_sync_bound_x(d->sp, d->S, d->D, d->grid, dfs_ready(d), l3, r3));
     T = fmax(T, d->tsync);
+    T = fmax(T, exact_nic_rows(d->sp, d->S, d->D, d->D, d->grid, NULL, NULL, d->one_site, d->touch));
+    T = fmax(T, exact_nic_layers(d->sp, d->S, d->D, d->D, d->grid, d->one_site, d->lw, d->lload));
     obj_metrics lb = exact_bound_from(d->sp, &d->t, d->S, T);
     if (dfs_cut(d, &lb))
         return 0;
@@ -236,8 +242,12 @@ static double partial_sync(dfs *d, int rows)
     exact_cross_row(d->sp, d->S, rows - 1, d->grid, l3, r3);
     if (rows >= d->D)
         return 0; /* the full placement's own bound (dfs_store) */
-    return exact_partial_sync_bound_x(d->sp, d->S, d->D, rows, d->grid, d->cnt, d->left,
-                                      d->room, dfs_ready(d), l3, r3);
+    double T = exact_partial_sync_bound_x(d->sp, d->S, d->D, rows, d->grid, d->cnt, d->left,
+                                          d->room, dfs_ready(d), l3, r3);
+    T = exact_max(T, exact_nic_rows(d->sp, d->S, d->D, rows, d->grid, d->left, d->room,
+                                    d->one_site, d->touch));
+    return exact_max(T, exact_nic_layers(d->sp, d->S, d->D, rows, d->grid, d->one_site, d->lw,
+                                         d->lload));
 }
 
 /* Cell by cell, row-major. Rows are sorted by their groups (each row's
@@ -280,6 +290,8 @@ static int dfs_cell(dfs *d, int at, bool tight)
              * for its completions */
             bool full = (at + 1) % S == 0;
             double tr = full ? row_time(d, at, 0) : partial_row(d, at, d->gpus[at % S]);
+            if (full) /* the decoder's cuts of the row (exact_cut.c) */
+                tr = exact_max(tr, exact_cut_trip(sp, S, d->D, d->gpus, -1) + d->rx[at]);
             if (full)
                 d->trows = exact_max(d->trows, tr);
             obj_metrics lb = exact_bound_from(sp, &d->t, S, exact_max(exact_max(d->trows, tr), d->tsync));
@@ -314,15 +326,21 @@ int exact_expand(exact_space *sp, int s, const xprune *x, int **out, long *n, lo
     const xsel *q = &sp->sel[s];
     dfs d = {.sp = sp, .x = x, .S = q->S, .D = q->D, .out = out, .n = n, .cap = cap};
     int N = pr->N, G = sp->ngroup, C = pr->nclass;
-    int *buf = malloc(sizeof(int) * (size_t)(4 * N + 2 * G + 2 * C));
+    int *buf = malloc(sizeof(int) * (size_t)(4 * N + 2 * G + 3 * C));
     double *rbuf = malloc(sizeof(double) * (size_t)(2 * N + 2 * pr->t->nsites + 6 * q->D));
     int *kbuf = malloc(sizeof(int) * (size_t)pr->t->nsites);
-    if (!buf || !rbuf || !kbuf) {
+    uint64_t *lw = malloc(sizeof *lw * (size_t)(2 * pr->L));
+    double *lload = malloc(sizeof *lload * (size_t)C);
+    if (!buf || !rbuf || !kbuf || !lw || !lload) {
         free(buf);
         free(rbuf);
         free(kbuf);
+        free(lw);
+        free(lload);
         return -1;
     }
+    d.lw = lw;
+    d.lload = lload;
     d.ksite = kbuf;
     d.rx = rbuf;
     d.rv = rbuf + N;
@@ -337,6 +355,7 @@ int exact_expand(exact_space *sp, int s, const xprune *x, int **out, long *n, lo
     d.fresh = d.left + G;
     d.room = d.fresh + G;
     d.used = d.room + C;
+    d.touch = d.used + C;
     memcpy(d.left, &sp->sel_cnt[q->off], sizeof(int) * (size_t)G);
     memset(d.fresh, 0, sizeof(int) * (size_t)G);
     memcpy(d.room, pr->class_size, sizeof(int) * (size_t)C);
@@ -346,9 +365,12 @@ int exact_expand(exact_space *sp, int s, const xprune *x, int **out, long *n, lo
     d.trows = q->ready;
     d.tsync = q->T;
     d.cnt = &sp->sel_cnt[q->off];
+    d.one_site = exact_nic_one_site(sp, d.cnt);
     d.next = INFINITY;
     int rc = dfs_cell(&d, 0, false);
     *next = d.next;
+    free(lw);
+    free(lload);
     free(rbuf);
     free(kbuf);
     free(buf);

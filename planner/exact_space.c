@@ -195,6 +195,7 @@ static int add_selection(exact_space *sp, int S, int D, const int *cnt, long *ca
     ready = fmax(T, ready);
     T = fmax(ready, exact_sel_sync_bound(sp, S, D, cnt, ready));
     T = fmax(T, Ts);
+    T = fmax(T, exact_nic_sel(sp, S, D, cnt)); /* the sync's bytes through the NICs */
     sp->sel[sp->nsel++] = (xsel){S, D, ncnt, exact_bound_from(sp, &t, S, T), T, ready};
     return 0;
 }
@@ -290,7 +291,7 @@ int exact_enumerate(const enc_problem *pr, double limit_s, int threads, exact_sp
     else
         sp->max_visits = (long)(EXACT_REF_VISITS_PER_S * EXACT_DEFAULT_LIMIT_S);
     int rc = make_groups(sp) || exact_layer_times(sp) || exact_rows_init(sp) || exact_sync_init(sp) ||
-                     exact_sel_init(sp)
+                     exact_sel_init(sp) || exact_cut_init(sp)
                  ? -1
                  : make_selections(sp);
     if (!rc && !(sp->seen = calloc((size_t)sp->nsel + 1, 1)))
@@ -331,6 +332,8 @@ void exact_space_free(exact_space *s)
     free(s->gtrip);
     free(s->seen);
     exact_walks_free(&s->walks_rec);
+    exact_cut_free(s->cuts);
+    free(s->layer_grad);
     free(s->grate);
     free(s->pS);
     free(s->pD);
