@@ -31,11 +31,16 @@
 /* Rows of more stages are not bounded by their cuts (a row's first bound
  * costs a few hundred LS1 solves; 2^S type sequences of two types), nor
  * microbatch sizes whose cuts may be made for more than EXACT_CUT_MAX_M
- * microbatches (one LS1 solve per count: E2's 128 microbatches would make
- * the bound cost more than it saves): a row that may be cut for more at
- * some size is not bounded by its cuts at all. */
+ * microbatches where memory binds them (one LS1 solve per count: E2's 128
+ * microbatches): a row that may be cut so at some size is not bounded by
+ * its cuts at all. Without a cap on the solves, the bench mix's 16 GB GPUs
+ * (memory binds from a few microbatches on) made the 14-GPU instance 5x
+ * slower (0.8 s -> 4.3 s CPU, docs/planner.md). */
 #define EXACT_CUT_MAX_S 24
 #define EXACT_CUT_MAX_M 32
+/* LS1 solves the memo may make in all (a count, so deterministic): rows
+ * met once they are spent are not bounded by their cuts. */
+#define EXACT_CUT_MAX_SOLVES 20000L
 
 /* One microbatch's forward and backward through stages of cuts first[S]. */
 static int64_t trip_ns(const enc_problem *pr, const int *gpus, int S, int bi, const int *first)
@@ -50,6 +55,29 @@ static int64_t trip_ns(const enc_problem *pr, const int *gpus, int S, int bi, co
     return t;
 }
 
+/* Whether memory does not bind the row's min-max cuts at size bi with m
+ * microbatches under sched: every stage's largest range (L - S + 1 layers,
+ * with the embedding or the head) fits its GPU with its microbatches in
+ * flight (the need grows with the layers and the microbatches in flight,
+ * enc_stage_need). Then LS1's problem is the unconstrained one (its costs
+ * depend on neither m nor the schedule), and so are its cuts. */
+static bool memory_slack(const enc_problem *pr, const int *gpus, int S, int bi, sched_kind sc,
+                         int m)
+{
+    int L = pr->L, n = L - S + 1;
+    for (int k = 0; k < S; k++) {
+        int ty = pr->t->gpus[gpus[k]].type, fl = enc_in_flight(sc, S, k, m);
+        double mem = pr->t->types[ty].mem_bytes;
+        const int ranges[3][2] = {{0, n - 1}, {L - n, L - 1}, {1, n}};
+        for (int x = 0; x < 3; x++) {
+            int a = ranges[x][0], e = ranges[x][1];
+            if (e <= L - 1 && a <= e && enc_stage_need(pr, bi, ty, a, e, fl) > mem)
+                return false;
+        }
+    }
+    return true;
+}
+
 /* The least trip at size bi over the rules, schedules and m (INFINITY:
  * no min-max cut fits); each cut's stage of every layer added to mask[l]
  * (bit k: some cut puts layer l on stage k). The uniform and speed cuts
@@ -58,14 +86,14 @@ static int64_t trip_ns(const enc_problem *pr, const int *gpus, int S, int bi, co
  * them either way); 1F1B holds at most S microbatches in flight, so its
  * min-max cuts stop changing at m = S. */
 static double least_trip(const enc_problem *pr, const int *gpus, int S, int D, int bi, int *first,
-                         uint64_t *mask)
+                         uint64_t *mask, long *solves)
 {
     static const enc_cut_rule all[] = {ENC_CUT_MINMAX, ENC_CUT_UNIFORM, ENC_CUT_SPEED};
     bool joint = pr->cfg.cuts == ENC_CUT_DP && D > 1;
     int nr = joint ? 3 : 1, M = pr->mtot[bi];
     enc_cut_rule one = pr->cfg.cuts == ENC_CUT_DP ? ENC_CUT_MINMAX : pr->cfg.cuts;
     int64_t best = INT64_MAX;
-    bool fits = false;
+    bool fits = false, free_done = false;
     for (int r = 0; r < nr; r++) {
         enc_cut_rule rule = joint ? all[r] : one;
         bool dp = rule == ENC_CUT_MINMAX;
@@ -73,10 +101,17 @@ static double least_trip(const enc_problem *pr, const int *gpus, int S, int D, i
             for (int m = 1; m <= (dp ? M - D + 1 : 1); m++) {
                 if (sc == SCHED_1F1B && m > S)
                     break;
+                /* where memory does not bind, one solve stands for all */
+                if (dp && memory_slack(pr, gpus, S, bi, (sched_kind)sc, m)) {
+                    if (free_done)
+                        continue;
+                    free_done = true;
+                }
                 bool ok = !enc_cut_row(pr, gpus, S, bi, m, (sched_kind)sc, rule, first);
-                if (dp && !ok)
+                *solves += dp;
+                if (rule == ENC_CUT_MINMAX && !ok)
                     continue;
-                fits |= dp;
+                fits |= rule == ENC_CUT_MINMAX;
                 int64_t t = trip_ns(pr, gpus, S, bi, first);
                 best = t < best ? t : best;
                 for (int k = 0; k < S && mask; k++)
@@ -146,9 +181,14 @@ void exact_cut_free(exact_cut_memo *m)
 
 /* The memo's value of the row: per size its least trip, and in *mask the
  * stages of each layer over all its cuts (valid until the next call). */
-static const double *row_trips(const exact_space *sp, int S, int D, const int *gpus,
+static const double *row_trips(const exact_space *sp, int S, int Dgrid, const int *gpus,
                                const uint64_t **mask)
 {
+    /* D only chooses the rules (one pipeline: min-max alone) and bounds the
+     * microbatches a cut is made for (M - D + 1): with D = 2 for every
+     * grid of several pipelines the cuts enumerated are a superset, so one
+     * entry serves every D (a bound a little weaker, far fewer solves) */
+    int D = Dgrid > 1 ? 2 : 1;
     const enc_problem *pr = sp->pr;
     exact_cut_memo *m = sp->cuts;
     bool fresh = true;
@@ -160,12 +200,15 @@ static const double *row_trips(const exact_space *sp, int S, int D, const int *g
             mk[l] = 0;
         bool some_big = false; /* then no size is bounded: the masks would miss its cuts */
         for (int bi = 0; bi < pr->nb; bi++)
-            some_big |= D <= pr->mtot[bi] && enc_shape_ok(pr, S, D, bi) &&
-                        pr->mtot[bi] - D + 1 > EXACT_CUT_MAX_M;
+            some_big |= D <= pr->mtot[bi] && pr->mtot[bi] - D + 1 > EXACT_CUT_MAX_M &&
+                        !memory_slack(pr, gpus, S, bi, SCHED_GPIPE, pr->mtot[bi] - D + 1);
+        some_big |= m->solves >= EXACT_CUT_MAX_SOLVES; /* spent: not bounded */
         m->mask_ok[x] = !some_big;
         for (int bi = 0; bi < pr->nb; bi++) {
-            bool shape = D <= pr->mtot[bi] && enc_shape_ok(pr, S, D, bi);
-            v[bi] = some_big ? 0 : shape ? least_trip(pr, gpus, S, D, bi, m->first, mk) : INFINITY;
+            /* (no plan of several pipelines at a size of one microbatch) */
+            bool shape = D <= pr->mtot[bi];
+            v[bi] = some_big ? 0 : shape ? least_trip(pr, gpus, S, D, bi, m->first, mk, &m->solves)
+                                         : INFINITY;
         }
     }
     *mask = m->mask_ok[x] ? mk : NULL;

@@ -248,9 +248,10 @@ int exact_refuse(const exact_space *sp, gt_err *e)
                  (double)sp->max_visits, EXACT_DEFAULT_LIMIT_S);
     return gt_fail(e, "exact: the instance is beyond the exact solver's reach: %d GPUs in %d "
                       "classes of interchangeable GPUs (%d count vectors x shapes) %s without "
-                      "a proof, so it would take longer (%d placements generated; raise the "
-                      "limit with --budget-s, or use --planner memetic)",
-                   sp->pr->N, sp->ngroup, sp->nsel, why, sp->nplace);
+                      "a proof, so it would take longer (%d placements generated, %ld count "
+                      "vectors walked; raise the limit with --budget-s, or use --planner "
+                      "memetic)",
+                   sp->pr->N, sp->ngroup, sp->nsel, why, sp->nplace, sp->walked);
 }
 
 /* The genome of a placement: classes -> GPUs in index order per class. */

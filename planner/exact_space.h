@@ -61,6 +61,7 @@ typedef struct exact_cut_memo {
     uint64_t *mask;         /* [cap * L]: per slot and layer, the stages its cuts give it */
     char *mask_ok;          /* per slot: its masks cover every microbatch size */
     long cap;
+    long solves;            /* LS1 solves made so far (capped: exact_cut.c) */
 } exact_cut_memo;
 
 struct exact_space {
