@@ -39,7 +39,7 @@
 #define EXACT_CUT_MAX_S 24
 #define EXACT_CUT_MAX_M 32
 /* LS1 solves the memo may make in all (a count, so deterministic): rows
- * met once they are spent are not bounded by their cuts. */
+ * first met once they are spent are not bounded by their cuts. */
 #define EXACT_CUT_MAX_SOLVES 20000L
 
 /* One microbatch's forward and backward through stages of cuts first[S]. */
@@ -131,26 +131,40 @@ static uint64_t seq_hash(const exact_space *sp, int S, int D, const int *gpus)
     return h;
 }
 
-/* The memo's slot of the row (S, D, types of gpus): direct-mapped, a row
- * meeting another's slot takes it over (*fresh: its values are to be
- * computed), so the memo never fills and the walk's recent rows stay. */
+/* The memo's slot of the row (S, D, types of gpus), open addressing; a
+ * row not met before takes a free slot (*fresh: its values are to be
+ * computed) unless the memo is half full or its LS1 solves are spent: -1,
+ * no bound. Rows are only ever added, so a row's bound never changes
+ * during a run: the walk's windows rely on that (a placement whose key
+ * fell below a window it was cut above would be lost). */
 static long memo_slot(const exact_space *sp, int S, int D, const int *gpus, bool *fresh)
 {
     exact_cut_memo *m = sp->cuts;
     int W = sp->pr->smax + 2;
-    long x = (long)(seq_hash(sp, S, D, gpus) % (uint64_t)m->cap);
-    int *key = &m->key[x * W];
-    bool same = key[0] == S && key[1] == D;
-    for (int k = 0; k < S && same; k++)
-        same = key[2 + k] == sp->pr->t->gpus[gpus[k]].type;
-    *fresh = !same;
-    if (!same) {
-        key[0] = S;
-        key[1] = D;
-        for (int k = 0; k < S; k++)
-            key[2 + k] = sp->pr->t->gpus[gpus[k]].type;
+    uint64_t h = seq_hash(sp, S, D, gpus);
+    for (long i = 0; i < m->cap; i++) {
+        long x = (long)((h + (uint64_t)i) % (uint64_t)m->cap);
+        int *key = &m->key[x * W];
+        if (key[0] == 0) {
+            if (2 * (m->n + 1) > m->cap || m->solves >= EXACT_CUT_MAX_SOLVES)
+                return -1;
+            key[0] = S;
+            key[1] = D;
+            for (int k = 0; k < S; k++)
+                key[2 + k] = sp->pr->t->gpus[gpus[k]].type;
+            m->n++;
+            *fresh = true;
+            return x;
+        }
+        bool same = key[0] == S && key[1] == D;
+        for (int k = 0; k < S && same; k++)
+            same = key[2 + k] == sp->pr->t->gpus[gpus[k]].type;
+        if (same) {
+            *fresh = false;
+            return x;
+        }
     }
-    return x;
+    return -1;
 }
 
 int exact_cut_init(exact_space *sp)
@@ -159,6 +173,7 @@ int exact_cut_init(exact_space *sp)
     if (!m)
         return -1;
     m->cap = 1L << 15;
+    m->n = 0;
     m->key = calloc((size_t)(m->cap * (sp->pr->smax + 2)), sizeof *m->key);
     m->trip = malloc(sizeof *m->trip * (size_t)(m->cap * sp->pr->nb));
     m->first = malloc(sizeof *m->first * (size_t)sp->pr->smax);
@@ -180,7 +195,7 @@ void exact_cut_free(exact_cut_memo *m)
 }
 
 /* The memo's value of the row: per size its least trip, and in *mask the
- * stages of each layer over all its cuts (valid until the next call). */
+ * stages of each layer over all its cuts; NULL: not bounded (memo_slot). */
 static const double *row_trips(const exact_space *sp, int S, int Dgrid, const int *gpus,
                                const uint64_t **mask)
 {
@@ -193,6 +208,8 @@ static const double *row_trips(const exact_space *sp, int S, int Dgrid, const in
     exact_cut_memo *m = sp->cuts;
     bool fresh = true;
     long x = memo_slot(sp, S, D, gpus, &fresh);
+    if (x < 0)
+        return NULL;
     double *v = &m->trip[x * pr->nb];
     uint64_t *mk = &m->mask[x * pr->L];
     if (fresh) {
@@ -202,7 +219,6 @@ static const double *row_trips(const exact_space *sp, int S, int Dgrid, const in
         for (int bi = 0; bi < pr->nb; bi++)
             some_big |= D <= pr->mtot[bi] && pr->mtot[bi] - D + 1 > EXACT_CUT_MAX_M &&
                         !memory_slack(pr, gpus, S, bi, SCHED_GPIPE, pr->mtot[bi] - D + 1);
-        some_big |= m->solves >= EXACT_CUT_MAX_SOLVES; /* spent: not bounded */
         m->mask_ok[x] = !some_big;
         for (int bi = 0; bi < pr->nb; bi++) {
             /* (no plan of several pipelines at a size of one microbatch) */

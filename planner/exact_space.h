@@ -51,16 +51,16 @@ typedef struct exact_walks {
     long n, cap;
 } exact_walks;
 
-/* The memo of exact_cut.c: per row (S, D, GPU types; direct-mapped on
- * key[slot * (smax + 2)], 0 empty) its least trip per microbatch size;
- * written by the serial walk and unit bounds only. */
+/* The memo of exact_cut.c: per row (S, D, GPU types; open addressing on
+ * key[slot * (smax + 2)], 0 empty, rows only added) its least trip per
+ * microbatch size; written by the serial walk and unit bounds only. */
 typedef struct exact_cut_memo {
     int *key;
     double *trip;
     int *first;             /* scratch cuts */
     uint64_t *mask;         /* [cap * L]: per slot and layer, the stages its cuts give it */
     char *mask_ok;          /* per slot: its masks cover every microbatch size */
-    long cap;
+    long n, cap;
     long solves;            /* LS1 solves made so far (capped: exact_cut.c) */
 } exact_cut_memo;
 
@@ -250,12 +250,13 @@ bool exact_nic_one_site(const exact_space *sp, const int *cnt);
 /* The least seconds one microbatch of size bi (bi < 0: any size) takes
  * through the row of GPUs gpus[S] of an S x D grid, over the cuts the
  * decoder can give it, transfers left out (exact_cut.c; 0 for one stage,
- * above EXACT_CUT_MAX_S stages or for a size whose cuts it does not
- * enumerate; INFINITY when no cut fits); memoized by the row's GPU types. */
+ * above EXACT_CUT_MAX_S stages, for a size whose cuts it does not
+ * enumerate or a row the memo does not take; INFINITY when no cut fits);
+ * memoized by the row's GPU types. */
 double exact_cut_trip(const exact_space *sp, int S, int D, const int *gpus, int bi);
 /* Per layer, the stages (bit k) the decoder's cuts of that row can give it
- * (L masks, valid until the next call; NULL above EXACT_CUT_MAX_S stages or
- * when a size's cuts were not enumerated, exact_cut.c). */
+ * (L masks; NULL above EXACT_CUT_MAX_S stages, when a size's cuts were not
+ * enumerated or the row is not in the memo, exact_cut.c). */
 const uint64_t *exact_cut_masks(const exact_space *sp, int S, int D, const int *gpus);
 int exact_cut_init(exact_space *sp);
 void exact_cut_free(exact_cut_memo *m);
