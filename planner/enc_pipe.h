@@ -31,6 +31,13 @@ void enc_pipe_caps(const enc_problem *pr, const genome *g, int *cap);
  * enc_pipe_caps, or NULL to compute them. */
 int enc_decode_cuts(const enc_problem *pr, genome *g, enc_cut_rule rule, const int *caps,
                     gt_err *e);
+/* The cuts (first[S]) rule gives a pipeline of GPUs gpus[S] at microbatch
+ * size bi holding m microbatches under sched, as the decoder makes them
+ * (min-max: LS1 under the memory caps; uniform, speed-proportional); -1
+ * when they do not fit in memory (the uniform and speed cuts are written
+ * even then). The exact referee bounds rows by them. */
+int enc_cut_row(const enc_problem *pr, const int *gpus, int S, int bi, int m, sched_kind sched,
+                enc_cut_rule rule, int *first);
 /* ENC_CUT_DP (enc_split.c): the LS1 min-max split, the uniform and the
  * speed-proportional splits, the one the fitness ranks first. */
 int enc_joint_split(const enc_problem *pr, genome *g, gt_err *e);

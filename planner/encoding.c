@@ -527,6 +527,14 @@ static int cut_pipe(const pipe_ctx *c, enc_cut_rule rule, int *first, int64_t *t
     return 0;
 }
 
+int enc_cut_row(const enc_problem *pr, const int *gpus, int S, int bi, int m, sched_kind sched,
+                enc_cut_rule rule, int *first)
+{
+    pipe_ctx c = {pr, gpus, S, bi, m, sched};
+    int64_t tau, sum;
+    return cut_pipe(&c, rule, first, &tau, &sum);
+}
+
 static int64_t xfer_ns(const enc_problem *pr, int b, int from, int to)
 {
     double lat, rate;

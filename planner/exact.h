@@ -13,8 +13,9 @@
  *     and of every identical node of its site: same type, GPU count, NIC);
  *     bound for every placement of them from the counts alone (exact_sel.c):
  *     the batch's FLOPs over their summed speed, the rows' fill, round
- *     trips and bottleneck with the selection's fastest GPUs, and what
- *     spanning nodes or sites costs; energy (carbon, cost) >= that
+ *     trips and bottleneck with the selection's fastest GPUs, what
+ *     spanning nodes or sites costs, and the sync's bytes through the NICs
+ *     (exact_nic.c); energy (carbon, cost) >= that
  *     time at idle power plus the FLOPs at the cheapest GPU's marginal joules
  *     (objective_value is monotone in these metrics);
  *   - placements, generated on demand for a selection whose bound beats the
@@ -22,10 +23,11 @@
  *     use, branches cut as soon as their rows' bound (round trip on the
  *     fastest GPU plus transfers, one cell ahead; the last row's entries
  *     into every node and site it must still reach) or their sync reaches
- *     the best value;
+ *     the best value, each full row also by the decoder's own cuts of its
+ *     GPUs (exact_cut.c) and the rows' NIC loads (exact_nic.c);
  *   - units (placement x microbatch size): the rows' round trips,
  *     bottlenecks and pipeline fill (exact_fill.c) sharing the microbatches,
- *     and the sync;
+ *     the sync and the NIC loads;
  *   - points: each (microbatch size, schedule) of an opened placement is
  *     decoded and bounded (enc_bound), and estimated (every sync) in order
  *     of its bound.

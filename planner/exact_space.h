@@ -2,14 +2,18 @@
  * planner/exact*.c): the selections (shape x counts per class), the
  * placements generated so far with their bounds, the units (placement x
  * microbatch size) and points (unit x schedule) opened so far, and the
- * helpers that grow, bound and decode them. exact_space.c owns the classes,
- * the generation and the bounds of partial placements; exact_sel.c the
+ * helpers that grow, bound and decode them. exact_space.c owns the classes
+ * and count vectors; exact_expand.c the generation of placements and the
+ * bounds of partial placements; exact_sel.c the
  * bound of a selection; exact_walks.c the record of the walks; exact_place.c the store of placements;
  * exact_sync.c the bound from data-parallel sync and the path tables;
+ * exact_nic.c the bound from the sync's bytes through the NICs;
  * exact_search.c the best-first searches and the opening of units; exact.c
  * the planner. */
 #ifndef GT_EXACT_SPACE_H
 #define GT_EXACT_SPACE_H
+
+#include <stdint.h>
 
 #include "exact.h"
 
@@ -46,6 +50,19 @@ typedef struct exact_walks {
     double *key;
     long n, cap;
 } exact_walks;
+
+/* The memo of exact_cut.c: per row (S, D, GPU types; open addressing on
+ * key[slot * (smax + 2)], 0 empty, rows only added) its least trip per
+ * microbatch size; written by the serial walk and unit bounds only. */
+typedef struct exact_cut_memo {
+    int *key;
+    double *trip;
+    int *first;             /* scratch cuts */
+    uint64_t *mask;         /* [cap * L]: per slot and layer, the stages its cuts give it */
+    char *mask_ok;          /* per slot: its masks cover every microbatch size */
+    long n, cap;
+    long solves;            /* LS1 solves made so far (capped: exact_cut.c) */
+} exact_cut_memo;
 
 struct exact_space {
     const enc_problem *pr;
@@ -94,7 +111,9 @@ struct exact_space {
     double *glat, *grate;   /* [level][g][h]: the sync bound's pairs of groups (exact_sync.c) */
     double *gtrip;          /* [bi][level][g][h]: least round trips between groups (exact_sel.c) */
     double grad_total, grad_first;  /* gradient bytes: the model, layer 0 (exact_sync.c) */
+    double *layer_grad;     /* [L]: each layer's gradient bytes (exact_sync.c) */
     exact_walks walks_rec;  /* the first search's walks (exact_walks.c) */
+    exact_cut_memo *cuts;   /* rows' least trips by the decoder's cuts (exact_cut.c) */
     xpoint *pts;
     long npts, cappts;
     obj_metrics *res;
@@ -110,6 +129,15 @@ typedef struct exact_terms {
     double speed;                    /* summed FLOP/s */
 } exact_terms;
 
+/* A GPU of group g (the first of its first node). */
+static inline int exact_group_gpu(const exact_space *sp, int g)
+{
+    return sp->pr->class_first[sp->gnode[sp->gfirst[g]]];
+}
+/* CLOCK_MONOTONIC seconds (the deadline of --budget-s). */
+double exact_now_s(void);
+/* The terms of the GPUs of counts per group cnt (exact_space.c). */
+void exact_sel_terms(const exact_space *sp, const int *cnt, exact_terms *t);
 /* The bounds' speed of GPU g: the most FLOP/s the cost model gives any
  * stage on its type (exact_layer_times), so they hold for profiles too. */
 double exact_gspeed(const exact_space *sp, int g);
@@ -150,7 +178,7 @@ typedef struct xprune {
 } xprune;
 double exact_key(const xprune *x, const obj_metrics *m);
 bool exact_pruned(const xprune *x, const obj_metrics *m);
-/* Generate the placements of selection `s` that the pruning keeps (rows
+/* Generate (exact_expand.c) the placements of selection `s` that the pruning keeps (rows
  * sorted by their groups, nodes of a group numbered by first use), adding
  * each to the space once and its index to *out (grown as needed); *next
  * gets the least key the threshold cut (a bound of every placement of `s`
@@ -200,6 +228,38 @@ double exact_sel_sync_bound(const exact_space *sp, int S, int D, const int *cnt,
  * node (site) pays when they lie in several. */
 double exact_sel_sync_level(const exact_space *sp, int S, int D, const int *cnt, int level,
                             double ready);
+/* The NIC-load bound (exact_nic.c): a lower bound of the traffic floor
+ * from the sync's bytes out of the NICs of rows' nodes that some row
+ * avoids. exact_nic_rows: once the first `rows` rows are placed (gpus,
+ * row-major; left per group and room per node class what the rest may
+ * take, NULL for a full placement), one_site when the placement lies in
+ * one site, touch[nclass] scratch. exact_nic_grid: a full S x D grid.
+ * exact_nic_sel: every placement of counts cnt. 0 when it does not apply. */
+double exact_nic_rows(const exact_space *sp, int S, int D, int rows, const int *gpus,
+                      const int *left, const int *room, bool one_site, int *touch);
+double exact_nic_grid(const exact_space *sp, int S, int D, const int *gpus);
+double exact_nic_sel(const exact_space *sp, int S, int D, const int *cnt);
+/* The same from each layer's sync group once the rows' layers are known
+ * to the decoder's cuts (exact_cut_masks): a group no node can hold whole
+ * loads every node sure to hold one of its members. Rows 0..rows-1 of gpus
+ * placed; scratch of 2 L words and nclass doubles; 0 beyond 64 nodes. */
+double exact_nic_layers(const exact_space *sp, int S, int D, int rows, const int *gpus,
+                        bool one_site, uint64_t *wscratch, double *load);
+/* Whether the GPUs of counts cnt lie in one site. */
+bool exact_nic_one_site(const exact_space *sp, const int *cnt);
+/* The least seconds one microbatch of size bi (bi < 0: any size) takes
+ * through the row of GPUs gpus[S] of an S x D grid, over the cuts the
+ * decoder can give it, transfers left out (exact_cut.c; 0 for one stage,
+ * above EXACT_CUT_MAX_S stages, for a size whose cuts it does not
+ * enumerate or a row the memo does not take; INFINITY when no cut fits);
+ * memoized by the row's GPU types. */
+double exact_cut_trip(const exact_space *sp, int S, int D, const int *gpus, int bi);
+/* Per layer, the stages (bit k) the decoder's cuts of that row can give it
+ * (L masks; NULL above EXACT_CUT_MAX_S stages, when a size's cuts were not
+ * enumerated or the row is not in the memo, exact_cut.c). */
+const uint64_t *exact_cut_masks(const exact_space *sp, int S, int D, const int *gpus);
+int exact_cut_init(exact_space *sp);
+void exact_cut_free(exact_cut_memo *m);
 /* The bound of a selection from its counts alone (exact_sel.c): the least
  * over microbatch sizes of its rows' fill, round trips and bottleneck, and
  * of what spanning several nodes or sites costs; flops_T is the batch's

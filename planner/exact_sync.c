@@ -60,8 +60,13 @@ int exact_sync_init(exact_space *sp)
     const job *j = pr->j;
     int N = pr->N, L = pr->L;
     sp->grad_total = 0;
-    for (int x = 0; x < L; x++) /* per layer, as the sync groups add them up */
-        sp->grad_total += dp_grad_bytes(j, x, x, 1);
+    sp->layer_grad = malloc(sizeof *sp->layer_grad * (size_t)L);
+    if (!sp->layer_grad)
+        return -1;
+    for (int x = 0; x < L; x++) { /* per layer, as the sync groups add them up */
+        sp->layer_grad[x] = dp_grad_bytes(j, x, x, 1);
+        sp->grad_total += sp->layer_grad[x];
+    }
     sp->grad_first = dp_grad_bytes(j, 0, 0, 1);
     /* per site the least round trip (smallest microbatch) out of it and
      * into it, per node class into it (partial rows, exact_space.c) */

@@ -85,7 +85,9 @@ static obj_metrics grid_bound(const exact_space *sp, int S, int D, const int *gp
                 x += 1e-9 * (double)(exact_xfer_ns(sp, bi, gpus[r * S + k - 1], g) +
                                      exact_xfer_ns(sp, bi, g, gpus[r * S + k - 1]));
         }
-        rt[r] = f / vmax + x;
+        /* one microbatch through the row: on its fastest GPU, or by the
+         * decoder's cuts of its GPUs (exact_cut.c) */
+        rt[r] = exact_max(f / vmax, exact_cut_trip(sp, S, D, &gpus[r * S], bi)) + x;
         trip = fmax(trip, rt[r]);
     }
     obj_metrics lb0 = exact_bound_from(sp, &t, S, trip);
@@ -117,6 +119,7 @@ static obj_metrics grid_bound(const exact_space *sp, int S, int D, const int *gp
     }
     T = fmax(T, sp->seq_f * pr->j->batch / t.speed);
     T = fmax(T, exact_sync_bound(sp, S, D, gpus, T));
+    T = fmax(T, exact_nic_grid(sp, S, D, gpus)); /* the traffic floor's NICs (exact_nic.c) */
     return exact_bound_from(sp, &t, S, T);
 }
 

@@ -18,6 +18,7 @@
  *   - it says it proved optimality and how many plans it examined, and
  *     refuses an instance beyond its reach (exit 1) with how long it would take. */
 #include "testutil.h"
+#include "exact_partial.h"
 
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -393,15 +394,7 @@ static bool check_placement_bounds(const exact_space *sp, const enc_problem *pr,
             assert_true(sp->sel[s].lb.energy_j <= est->energy_j);
         }
     for (int rows = 1; rows < D; rows++) { /* rows [0, rows) placed */
-        memcpy(room, pr->class_size, sizeof(int) * (size_t)pr->nclass);
-        memset(left, 0, sizeof(int) * (size_t)G);
-        for (int x = 0; x < S * D; x++) {
-            int c = pr->cls[g->perm[x]];
-            if (x < rows * S)
-                room[c]--;
-            else
-                left[sp->group_of[c]]++;
-        }
+        exact_partial_left(sp, g->perm, S, D, rows, left, room);
         double b = exact_partial_sync_bound(sp, S, D, rows, g->perm, cnt, left, room, 0);
         assert_true(b <= est->time_s);
     }
