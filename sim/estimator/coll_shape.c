@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sim/base/grow.h"
+#include "sim/models/collective.h"
 
 static uint64_t bits(double d)
 {
@@ -14,17 +15,17 @@ static uint64_t bits(double d)
     return u;
 }
 
-/* The members' GPUs in collective_emit's order, by (site, GPU). */
+/* The members' GPUs in the collective's order (collective_order). */
 static void places(const topology *t, const workload *w, const sync_group *sg, int *g)
 {
+    coll_member mem[COLL_SHAPE_MAX_MEMBERS];
     for (int m = 0; m < sg->nmembers; m++) {
-        int x = w->lanes[sg->members[m]].gpu, i = m;
-        for (; i > 0 && (t->gpus[g[i - 1]].site > t->gpus[x].site ||
-                         (t->gpus[g[i - 1]].site == t->gpus[x].site && g[i - 1] > x));
-             i--)
-            g[i] = g[i - 1];
-        g[i] = x;
+        int x = w->lanes[sg->members[m]].gpu;
+        mem[m] = (coll_member){m, t->gpus[x].site, x};
     }
+    collective_order(mem, sg->nmembers);
+    for (int m = 0; m < sg->nmembers; m++)
+        g[m] = mem[m].gpu;
 }
 
 /* A fresh stamp for the local ids (every key unseen). */

@@ -92,21 +92,26 @@ static int emit_ps(const coll_sink *k, const coll_member *mem, int n, double byt
     return k->end(k->ctx);
 }
 
-int collective_emit(coll_member *mem, int n, sync_kind kind, shard_kind shard, double grads,
-                    double weights, int passes, const coll_sink *k)
+void collective_order(coll_member *mem, int n)
 {
     /* (site, GPU) keys are unique, so any sort gives one order; a group is
      * usually small, and the planners' floor sorts one per layer */
     if (n > 32) {
         qsort(mem, (size_t)n, sizeof *mem, member_cmp);
-    } else {
-        for (int i = 1; i < n; i++)
-            for (int k = i; k > 0 && member_cmp(&mem[k], &mem[k - 1]) < 0; k--) {
-                coll_member x = mem[k];
-                mem[k] = mem[k - 1];
-                mem[k - 1] = x;
-            }
+        return;
     }
+    for (int i = 1; i < n; i++)
+        for (int k = i; k > 0 && member_cmp(&mem[k], &mem[k - 1]) < 0; k--) {
+            coll_member x = mem[k];
+            mem[k] = mem[k - 1];
+            mem[k - 1] = x;
+        }
+}
+
+int collective_emit(coll_member *mem, int n, sync_kind kind, shard_kind shard, double grads,
+                    double weights, int passes, const coll_sink *k)
+{
+    collective_order(mem, n);
     sync_phase ph[DP_SYNC_MAX_PHASES];
     int nph = dp_sync_phases(shard, grads, weights, passes, ph);
     for (int i = 0; i < nph && n > 1; i++) {

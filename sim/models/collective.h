@@ -55,6 +55,10 @@ typedef struct coll_member {
     int id, site, gpu;
 } coll_member;
 
+/* mem[0..n) in the order every collective runs its members: by site, then
+ * GPU (the ring's order; also what dp_overlap.c and the estimator's
+ * collective shapes must follow). */
+void collective_order(coll_member *mem, int n);
 /* The sync of `grads` gradient and `weights` weight bytes per member (the
  * phases of dp_sync.h under `shard`, for `passes` forward passes per step)
  * over mem[0..n), which is sorted by (site, GPU) in place, as `kind` runs

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "sim/models/collective.h"
 #include "sim/models/dp_sync.h"
 #include "sim/models/path.h"
 
@@ -19,21 +20,14 @@ static int holder(const plan *p, int q, int layer)
     return -1;
 }
 
-static int by_key(const void *a, const void *b)
-{
-    long x = *(const long *)a, y = *(const long *)b;
-    return (x > y) - (x < y);
-}
-
 /* One ring phase (reduce-scatter or all-gather) of `bytes` per member over
  * ring[0..n): n - 1 steps, each as long as its slowest hop moving 1/n. */
-static double ring_phase_s(const topology *t, const long *ring, int n, double bytes)
+static double ring_phase_s(const topology *t, const coll_member *ring, int n, double bytes)
 {
     double step = 0;
     for (int i = 0; i < n; i++) {
         double lat, rate;
-        path_lone(t, (int)(ring[i] % t->ngpus), (int)(ring[(i + 1) % n] % t->ngpus), &lat,
-                  &rate);
+        path_lone(t, ring[i].gpu, ring[(i + 1) % n].gpu, &lat, &rate);
         if (!(rate > 0))
             return 0; /* no usable rate: nothing to charge (the sync itself stalls) */
         double s = lat + bytes / n / rate;
@@ -56,18 +50,17 @@ double dp_overlap_traffic_s(const topology *t, const job *j, const plan *p, int 
     if (!dp_overlap_applies(p) || (!bwd && !gathers))
         return 0;
     const plan_stage *st = &p->pipes[pi].stages[k];
-    /* the members in the collective's order (collective_emit: by site,
-     * then GPU), as keys site x ngpus + GPU; out of memory: no charge */
-    long *ring = malloc(sizeof *ring * (size_t)p->npipes);
+    /* the members in the collective's order; out of memory: no charge */
+    coll_member *ring = malloc(sizeof *ring * (size_t)p->npipes);
     int n = 0;
     if (!ring)
         return 0;
     for (int q = 0; q < p->npipes; q++) {
         int g = holder(p, q, st->first);
         if (g >= 0)
-            ring[n++] = (long)t->gpus[g].site * t->ngpus + g;
+            ring[n++] = (coll_member){q, t->gpus[g].site, g};
     }
-    qsort(ring, (size_t)n, sizeof *ring, by_key);
+    collective_order(ring, n);
     double c = 0;
     if (n > 1) {
         if (gathers)
