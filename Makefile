@@ -52,6 +52,13 @@ BENCH_SRC:= $(sort $(wildcard tests/bench_*.c))
 BENCH_BIN:= $(BENCH_SRC:tests/%.c=$(BUILD)/tests/%)
 DEPS_OK  := $(BUILD)/.deps-ok
 
+# Builds run one job per CPU unless -j is given on the command line (which
+# wins: make -j1 builds one file at a time). make test runs its phases one
+# after another (its recipe below), each phase using every CPU.
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+  MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+endif
+
 .PHONY: FORCE all deps test doc-test test-unit test-asan test-corpus-san test-corpus-ubsan test-clang test-mpi test-mpi-if-built build-asan/geotrain-asan-tests bench experiments plots install clean memcheck fuzz
 
 all: $(BIN)
@@ -101,7 +108,11 @@ $(BUILD)/tests/%: tests/%.c $(CLI_LIB) $(LIB) tests/testutil.h
 	$(CC) $(CFLAGS) $(PKG_CFLAGS) $(shell pkg-config --cflags cmocka) -o $@ $< $(CLI_LIB) $(LIB) \
 	    $(shell pkg-config --libs cmocka) $(LDLIBS)
 
-test: test-unit doc-test test-asan test-clang test-mpi-if-built
+# One phase after another (not as prerequisites, which -j would run at once
+# and interleave): each phase builds what it needs in parallel.
+TEST_PHASES := test-unit doc-test test-asan test-clang test-mpi-if-built test-lib
+test:
+	@for p in $(TEST_PHASES); do $(MAKE) --no-print-directory $$p || exit 1; done
 
 # Every command of the README's tour, run and compared with what the README shows.
 doc-test: $(BIN)
@@ -244,8 +255,8 @@ install-lib: shared $(BUILD)/geotrain.pc $(BUILD)/geotrain.1
 	install -m 644 $(BUILD)/geotrain.1 $(DESTDIR)$(MANDIR)/man1/geotrain.1
 	install -m 644 python/geotrain.py $(DESTDIR)$(PREFIX)/share/geotrain/python/geotrain.py
 
-# make install into a temporary DESTDIR, a C program via pkg-config, python3.
-test: test-lib
+# make install into a temporary DESTDIR, a C program via pkg-config, python3
+# (the last phase of make test).
 test-lib: $(BIN)
 	@echo "== installed library, pkg-config, Python module =="
 	@MAKE="$(MAKE)" sh tests/lib_test.sh

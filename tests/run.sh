@@ -36,7 +36,7 @@ for t in "$dir"/test_*; do [ -x "$t" ] && echo "$t"; done >"$LOGS/list"
 # The longest binaries start first: with two CPUs, test_planner (over a minute)
 # started last would add its whole time to the wall clock. Only the start order
 # changes; the report below still reads the logs in name order.
-heavy="test_planner test_dominance test_cli_runs test_study test_experiments_driver test_timeline"
+heavy="test_planner test_memetic_niches test_dominance test_cli_runs test_study test_exact test_experiments_driver test_timeline"
 for h in $heavy; do grep "/$h\$" "$LOGS/list"; done >"$LOGS/order"
 grep -v -x -F -f "$LOGS/order" "$LOGS/list" >>"$LOGS/order"
 xargs -P "$jobs" -n 1 sh "$0" --one <"$LOGS/order"
