@@ -7,17 +7,52 @@
  *   the ring's time from the topology: inside a node the GPU link, across
  *     nodes the NIC and the LAN latency per step (slowest hop sets a step);
  *   both regimes are exercised (c < d and c > d: the charge is capped at s d);
- *   the estimator and the simulator still replay the same op times. */
+ *   the estimator and the simulator still replay the same op times;
+ *   an allocation that fails while the ring is priced is an error the
+ *   caller reports, never a pass left uncharged: this binary is linked with
+ *   the linker's --wrap of malloc, calloc and realloc (Makefile), and every
+ *   allocation in turn is made to fail. */
 #include "testutil.h"
+
+#include "alloc_wrap.h"
 
 #include <math.h>
 
 #include "sim/engine/simulate.h"
+#include "sim/estimator/estimator.h"
 #include "sim/models/cost.h"
 #include "sim/models/dp_overlap.h"
 #include "sim/models/workload.h"
 
 #define TINY FIXTURES "/tiny-model.json"
+
+/* > 0: the allocation that many calls from now fails (1 = the next one);
+ * then disarmed. fired: that failure happened. */
+static long fail_in;
+static int fired;
+
+static int fail_now(void)
+{
+    if (fail_in <= 0 || --fail_in > 0)
+        return 0;
+    fired = 1;
+    return 1;
+}
+
+void *__wrap_malloc(size_t n)
+{
+    return fail_now() ? NULL : __real_malloc(n);
+}
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+    return fail_now() ? NULL : __real_calloc(n, size);
+}
+
+void *__wrap_realloc(void *p, size_t n)
+{
+    return fail_now() ? NULL : __real_realloc(p, n);
+}
 
 /* Four A100s in one node (NVLink between every pair). */
 static const char *ONE_NODE =
@@ -72,7 +107,7 @@ static void unload(world *w)
  * model's own (no slowdown). */
 static void times(const world *w, int64_t got[2], int64_t base[2])
 {
-    workload_stage_base_ns(&w->t, &w->j, &w->p, 0, 0, &got[0], &got[1]);
+    assert_int_equal(workload_stage_base_ns(&w->t, &w->j, &w->p, 0, 0, &got[0], &got[1]), 0);
     const gpu_type *g = topo_gpu_type(&w->t, w->p.pipes[0].stages[0].gpus[0]);
     int b = w->p.microbatch_size;
     base[0] = cost_stage_fwd_ns(&w->j, g, 1, b, 0, 7, 1.0);
@@ -196,6 +231,93 @@ static void test_estimator_equals_simulator(void **state)
     unload(&w);
 }
 
+/* The ring's buffer cannot be allocated: dp_overlap_traffic_s and the op
+ * times say so (-1, outputs untouched) instead of charging nothing. */
+static void test_ring_out_of_memory_is_an_error(void **state)
+{
+    (void)state;
+    world w;
+    load(&w, ONE_NODE, "fsdp", 4, 4, IN_NODE);
+    double c[2] = {-7, -7}, ok[2];
+    assert_int_equal(dp_overlap_traffic_s(&w.t, &w.j, &w.p, 0, 0, ok), 0);
+    assert_true(ok[0] > 0 && ok[1] > ok[0]); /* forward: gather; backward: + scatter */
+    fired = 0;
+    fail_in = 1;
+    assert_int_equal(dp_overlap_traffic_s(&w.t, &w.j, &w.p, 0, 0, c), -1);
+    assert_true(fired);
+    assert_true(c[0] == -7 && c[1] == -7);
+    int64_t f = -7, b = -7;
+    fired = 0;
+    fail_in = 1;
+    assert_int_equal(workload_stage_base_ns(&w.t, &w.j, &w.p, 0, 0, &f, &b), -1);
+    assert_true(fired);
+    fail_in = 0;
+    unload(&w);
+}
+
+/* Every allocation of a workload build and of an estimate made to fail in
+ * turn (until one runs without reaching the failure): each either fails
+ * with a message or gives exactly the result of the run without failures.
+ * The ring's buffer is among them (the old fallback gave the op times
+ * without the slowdown there, i.e. a different result and no error). */
+static void test_every_failed_allocation_is_reported(void **state)
+{
+    (void)state;
+    world w;
+    load(&w, ONE_NODE, "fsdp", 4, 4, IN_NODE);
+    gt_err e;
+    workload ref;
+    if (workload_build(&ref, &w.t, &w.j, &w.p, &e))
+        fail_msg("%s", e.msg);
+    est_summary sref;
+    if (estimate_plan(&w.t, &w.j, &w.p, &sref, &e))
+        fail_msg("%s", e.msg);
+    int failed_build = 0, failed_est = 0, ring_named = 0;
+    for (long n = 1;; n++) {
+        workload x;
+        fired = 0;
+        e.msg[0] = 0;
+        fail_in = n;
+        int rc = workload_build(&x, &w.t, &w.j, &w.p, &e);
+        fail_in = 0;
+        if (rc == 0) {
+            assert_int_equal(x.nops, ref.nops);
+            for (int i = 0; i < x.nops; i++)
+                assert_int_equal(x.ops[i].dur_ns, ref.ops[i].dur_ns);
+            workload_free(&x);
+        } else {
+            assert_true(fired && e.msg[0]);
+            failed_build++;
+            ring_named |= strstr(e.msg, "ring") != NULL;
+        }
+        if (!fired)
+            break;
+    }
+    for (long n = 1;; n++) {
+        est_workspace *ws = est_workspace_new();
+        assert_non_null(ws);
+        est_summary s;
+        fired = 0;
+        e.msg[0] = 0;
+        fail_in = n;
+        int rc = estimate_plan_ws(ws, &w.t, &w.j, &w.p, &s, &e);
+        fail_in = 0;
+        if (rc == 0) {
+            assert_true(s.iteration_s == sref.iteration_s);
+        } else {
+            assert_true(fired && e.msg[0]);
+            failed_est++;
+        }
+        est_workspace_free(ws);
+        if (!fired)
+            break;
+    }
+    assert_true(failed_build > 0 && failed_est > 0);
+    assert_true(ring_named);
+    workload_free(&ref);
+    unload(&w);
+}
+
 int main(void)
 {
     if (tu_chdir_root())
@@ -205,6 +327,8 @@ int main(void)
         cmocka_unit_test(test_two_nodes_latency_and_nic),
         cmocka_unit_test(test_not_charged),
         cmocka_unit_test(test_estimator_equals_simulator),
+        cmocka_unit_test(test_ring_out_of_memory_is_an_error),
+        cmocka_unit_test(test_every_failed_allocation_is_reported),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

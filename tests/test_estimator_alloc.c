@@ -7,15 +7,9 @@
  * the caches. */
 #include "testutil.h"
 
+#include "alloc_wrap.h"
 #include "est_plans.h"
 #include "sim/estimator/estimator.h"
-
-void *__real_malloc(size_t n);
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *p, size_t n);
-void *__wrap_malloc(size_t n);
-void *__wrap_calloc(size_t n, size_t size);
-void *__wrap_realloc(void *p, size_t n);
 
 static long allocs;
 

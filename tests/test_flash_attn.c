@@ -20,6 +20,7 @@ static gpu_type h100(void)
                   .k_sat = 128, .attn_fwd_eff = 0.637, .attn_bwd_eff = 0.537,
                   .fa2_fwd_eff = 0.287, .fa2_bwd_eff = 0.29};
     snprintf(g.id, sizeof g.id, "test_h100");
+    snprintf(g.arch, sizeof g.arch, "hopper");
     return g;
 }
 
@@ -38,10 +39,45 @@ static void test_reference_shape_reproduces_measurement(void **state)
             double t = flash_attn_s(&g, g.peak_flops, 8192, 128, B, bwd, k[i], 0);
             assert_true(rel_diff(t, counted / (g.peak_flops * eff[i])) < 1e-12);
         }
-        /* the Triton kernel: FlashAttention-2's rate / 1.9 */
+        /* the Triton kernel off Ampere: FlashAttention-2's rate / 1.9 */
         double t2 = flash_attn_s(&g, g.peak_flops, 8192, 128, B, bwd, ATTN_FLASH2, 0);
         double tt = flash_attn_s(&g, g.peak_flops, 8192, 128, B, bwd, ATTN_TRITON, 0);
         assert_true(rel_diff(tt, 1.9 * t2) < 1e-12);
+    }
+}
+
+/* The Triton kernel on Ampere runs at FlashAttention-1's measured speed:
+ * its slowdown against FlashAttention-2 is FA2 / FA1 of the FA2 release's
+ * A100 bars (causal forward + backward TFLOP/s) at the measured shapes,
+ * interpolated between them (log2 s, d) and held outside; other
+ * architectures keep 1.9 at every shape. */
+static void test_triton_slowdown_from_measurements(void **state)
+{
+    (void)state;
+    gpu_type h = h100(), a = h100();
+    snprintf(a.arch, sizeof a.arch, "ampere");
+    assert_true(rel_diff(flash_triton_slowdown(&a, 512, 64), 88.0 / 58.0) < 1e-12);
+    assert_true(rel_diff(flash_triton_slowdown(&a, 16384, 64), 171.0 / 97.0) < 1e-12);
+    assert_true(rel_diff(flash_triton_slowdown(&a, 512, 128), 99.0 / 55.0) < 1e-12);
+    assert_true(rel_diff(flash_triton_slowdown(&a, 8192, 128), 182.0 / 80.0) < 1e-12);
+    /* halfway in log2 s between 1k and 2k, and in d between 64 and 128 */
+    double mid_s = (119.0 / 70.0 + 140.0 / 77.0) / 2;
+    assert_true(rel_diff(flash_triton_slowdown(&a, 1024 * sqrt(2.0), 64), mid_s) < 1e-12);
+    double mid_d = (156.0 / 87.0 + 173.0 / 76.0) / 2;
+    assert_true(rel_diff(flash_triton_slowdown(&a, 4096, 96), mid_d) < 1e-12);
+    /* outside the measured range the nearest measurement holds */
+    assert_true(flash_triton_slowdown(&a, 65536, 128) == flash_triton_slowdown(&a, 16384, 128));
+    assert_true(flash_triton_slowdown(&a, 128, 64) == flash_triton_slowdown(&a, 512, 64));
+    assert_true(flash_triton_slowdown(&a, 8192, 256) == flash_triton_slowdown(&a, 8192, 128));
+    assert_true(flash_triton_slowdown(&a, 8192, 32) == flash_triton_slowdown(&a, 8192, 64));
+    /* elsewhere the prior, whatever the shape */
+    assert_true(flash_triton_slowdown(&h, 512, 64) == 1.9);
+    assert_true(flash_triton_slowdown(&h, 65536, 128) == 1.9);
+    /* it scales the kernel's time in either pass (compute-bound) */
+    for (int bwd = 0; bwd <= 1; bwd++) {
+        double t2 = flash_attn_s(&a, a.peak_flops, 2048, 64, 512, bwd, ATTN_FLASH2, 0);
+        double tt = flash_attn_s(&a, a.peak_flops, 2048, 64, 512, bwd, ATTN_TRITON, 0);
+        assert_true(rel_diff(tt, 140.0 / 77.0 * t2) < 1e-12);
     }
 }
 
@@ -146,6 +182,7 @@ int main(void)
         return 1;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reference_shape_reproduces_measurement),
+        cmocka_unit_test(test_triton_slowdown_from_measurements),
         cmocka_unit_test(test_one_head_bound_by_longest_tile),
         cmocka_unit_test(test_memory_bound),
         cmocka_unit_test(test_rate_rises_with_sequence_and_head_dim),

@@ -444,7 +444,7 @@ static void test_replica_reduction_keeps_ops(void **state)
         gt_err e;
         if (val_build(&r, &CAT, -1, reps[c], &t, &j, &p, &e))
             fail_msg("%s", e.msg);
-        workload_stage_base_ns(&t, &j, &p, 0, 0, &ns[c][0], &ns[c][1]);
+        assert_int_equal(workload_stage_base_ns(&t, &j, &p, 0, 0, &ns[c][0], &ns[c][1]), 0);
         plan_free(&p);
         topo_free(&t);
     }

@@ -66,25 +66,25 @@ static long stage_key(const topology *t, const plan *p, const plan_stage *st)
            st->last;
 }
 
-void stage_costs_get(stage_costs *c, const topology *t, const job *j, const plan *p, int pi,
-                     int k, int64_t *fwd_ns, int64_t *bwd_ns)
+int stage_costs_get(stage_costs *c, const topology *t, const job *j, const plan *p, int pi,
+                    int k, int64_t *fwd_ns, int64_t *bwd_ns)
 {
     /* per-pass sharding: the times depend on every replica's place */
     long key = c->h.keys && !dp_overlap_applies(p) ? stage_key(t, p, &p->pipes[pi].stages[k]) : -1;
-    if (key < 0) {
-        workload_stage_base_ns(t, j, p, pi, k, fwd_ns, bwd_ns);
-        return;
-    }
+    if (key < 0)
+        return workload_stage_base_ns(t, j, p, pi, k, fwd_ns, bwd_ns);
     if (c->n >= c->cap)
         stage_costs_clear(c);
     bool added;
     int i = res_table_index(&c->h, key, c->n, &added);
     if (added) {
-        workload_stage_base_ns(t, j, p, pi, k, &c->ns[i][0], &c->ns[i][1]);
+        if (workload_stage_base_ns(t, j, p, pi, k, &c->ns[i][0], &c->ns[i][1]))
+            return -1;
         c->n++;
     }
     *fwd_ns = c->ns[i][0];
     *bwd_ns = c->ns[i][1];
+    return 0;
 }
 
 void stage_costs_free(stage_costs *c)

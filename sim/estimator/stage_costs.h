@@ -30,9 +30,10 @@ typedef struct stage_costs {
  * memory. */
 int stage_costs_begin(stage_costs *c, const job *j);
 void stage_costs_clear(stage_costs *c);
-/* Listed stage k of pipeline pi: as workload_stage_base_ns. */
-void stage_costs_get(stage_costs *c, const topology *t, const job *j, const plan *p, int pi,
-                     int k, int64_t *fwd_ns, int64_t *bwd_ns);
+/* Listed stage k of pipeline pi: as workload_stage_base_ns (0, or -1 when
+ * out of memory). */
+int stage_costs_get(stage_costs *c, const topology *t, const job *j, const plan *p, int pi,
+                    int k, int64_t *fwd_ns, int64_t *bwd_ns);
 void stage_costs_free(stage_costs *c);
 
 #endif

@@ -67,7 +67,8 @@ static int grow(void **v, int *cap, int n, size_t size)
     return 0;
 }
 
-/* Does pipeline pi qualify, and its stages' durations and transfers. */
+/* Does pipeline pi qualify (1, 0 when not), and its stages' durations and
+ * transfers; -1 when out of memory. */
 static int prepare_pipe(sp_stage *st, stage_costs *sc, const topology *t, const job *j,
                         const plan *p, int pi, double act)
 {
@@ -80,7 +81,8 @@ static int prepare_pipe(sp_stage *st, stage_costs *sc, const topology *t, const 
         const gpu_type *g = topo_gpu_type(t, pp->stages[k].gpus[0]);
         int64_t dur[2][2], fns, bns;
         int32_t clk[2][2];
-        stage_costs_get(sc, t, j, p, pi, k, &fns, &bns);
+        if (stage_costs_get(sc, t, j, p, pi, k, &fns, &bns))
+            return -1;
         workload_stage_clocks(t, p, pi, k, fns, bns, dur, clk);
         for (int kind = 0; kind < 2; kind++) {
             /* every microbatch alike and every op at the maximum clock */
@@ -160,7 +162,7 @@ static int prepare_stored(stage_path *sp, sp_stage *st, stage_costs *sc, const t
         return ok;
     }
     int ok = prepare_pipe(st, sc, t, j, p, pi, act);
-    if (grow((void **)&sp->val, &sp->cap_val, (int)size, 1))
+    if (ok < 0 || grow((void **)&sp->val, &sp->cap_val, (int)size, 1))
         return -1;
     sp_prep *x = (sp_prep *)(void *)sp->val;
     for (int k = 0; k < S && ok; k++)

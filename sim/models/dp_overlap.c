@@ -42,34 +42,39 @@ int dp_overlap_applies(const plan *p)
     return p->npipes > 1 && (sh == SHARD_ZERO2 || sh == SHARD_ZERO3 || sh == SHARD_FSDP);
 }
 
-double dp_overlap_traffic_s(const topology *t, const job *j, const plan *p, int pi, int k,
-                            int bwd)
+int dp_overlap_traffic_s(const topology *t, const job *j, const plan *p, int pi, int k,
+                         double c[2])
 {
     shard_kind sh = p->dp_shard;
     int gathers = sh == SHARD_ZERO3 || sh == SHARD_FSDP;
-    if (!dp_overlap_applies(p) || (!bwd && !gathers))
+    if (!dp_overlap_applies(p)) {
+        c[0] = c[1] = 0;
         return 0;
+    }
     const plan_stage *st = &p->pipes[pi].stages[k];
-    /* the members in the collective's order; out of memory: no charge */
+    /* the members in the collective's order */
     coll_member *ring = malloc(sizeof *ring * (size_t)p->npipes);
-    int n = 0;
     if (!ring)
-        return 0;
+        return -1;
+    int n = 0;
     for (int q = 0; q < p->npipes; q++) {
         int g = holder(p, q, st->first);
         if (g >= 0)
             ring[n++] = (coll_member){q, t->gpus[g].site, g};
     }
     collective_order(ring, n);
-    double c = 0;
+    /* forward: the weights' all-gather (ZeRO-3 / FSDP); backward: the
+     * all-gather again and the gradients' reduce-scatter */
+    double gather = 0, scatter = 0;
     if (n > 1) {
         if (gathers)
-            c += ring_phase_s(t, ring, n, dp_weight_bytes(j, st->first, st->last, st->ngpus));
-        if (bwd)
-            c += ring_phase_s(t, ring, n, dp_grad_bytes(j, st->first, st->last, st->ngpus));
+            gather = ring_phase_s(t, ring, n, dp_weight_bytes(j, st->first, st->last, st->ngpus));
+        scatter = ring_phase_s(t, ring, n, dp_grad_bytes(j, st->first, st->last, st->ngpus));
     }
     free(ring);
-    return c;
+    c[0] = gather;
+    c[1] = gather + scatter;
+    return 0;
 }
 
 int64_t dp_overlap_ns(int64_t ns, double traffic_s)

@@ -39,12 +39,14 @@
  * one pipeline does not see (the estimator's stage and pipeline stores
  * work them out afresh for such a plan). */
 int dp_overlap_applies(const plan *p);
-/* Seconds of data-parallel collectives that run beside one forward (bwd = 0)
- * or backward (bwd = 1) of listed stage k of pipeline pi: 0 unless the plan
- * shards per pass (zero2: backward only; zero3, fsdp: both) over more than
- * one replica. */
-double dp_overlap_traffic_s(const topology *t, const job *j, const plan *p, int pi, int k,
-                            int bwd);
+/* Seconds of data-parallel collectives that run beside one forward
+ * (c[0]) and one backward (c[1]) of listed stage k of pipeline pi: 0 unless
+ * the plan shards per pass (zero2: backward only; zero3, fsdp: both) over
+ * more than one replica. The stage's ring is built and ordered once for
+ * both. Returns 0, or -1 when out of memory (c untouched: the caller
+ * reports it; no pass goes uncharged silently). */
+int dp_overlap_traffic_s(const topology *t, const job *j, const plan *p, int pi, int k,
+                         double c[2]);
 /* An op of `ns` beside `traffic_s` seconds of collectives. */
 int64_t dp_overlap_ns(int64_t ns, double traffic_s);
 

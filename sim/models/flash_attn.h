@@ -27,9 +27,16 @@ int flash_has_data(const gpu_type *g, attn_impl_kind impl, int bwd);
  * (and gradients). impl: ATTN_DEFAULT the architecture's default kernel
  * (attn_* columns); ATTN_FLASH2 FlashAttention-2 (fa2_* columns, the default
  * kernel's when empty); ATTN_TRITON the Triton FlashAttention kernel,
- * FlashAttention-2's rate / FA_TRITON_SLOWDOWN. Requires flash_has_data(). */
+ * FlashAttention-2's rate / flash_triton_slowdown(g, s, d). Requires
+ * flash_has_data(). */
 double flash_attn_s(const gpu_type *g, double peak, double s, double d, double batch, int bwd,
                     attn_impl_kind impl, double bytes);
+/* How much slower the Triton FlashAttention kernel runs a causal forward +
+ * backward of sequence length s and head dimension d on g than
+ * FlashAttention-2: on Ampere FlashAttention-1's measured speed against
+ * FlashAttention-2's (A100, interpolated over s and d), elsewhere the
+ * earlier prior of 1.9 (flash_attn.c says why). */
+double flash_triton_slowdown(const gpu_type *g, double s, double d);
 /* The FLOPs the measurements count for that core (the FlashAttention
  * benchmarks' convention: causal = half of 4 s^2 d per head forward, 2.5x
  * that backward). */

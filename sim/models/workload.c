@@ -65,8 +65,8 @@ static int op_index(int base, int m, int k, int j, int kind)
     return base + (k * m + j) * 2 + kind;
 }
 
-void workload_stage_base_ns(const topology *t, const job *j, const plan *p, int pi, int k,
-                            int64_t *fwd_ns, int64_t *bwd_ns)
+int workload_stage_base_ns(const topology *t, const job *j, const plan *p, int pi, int k,
+                           int64_t *fwd_ns, int64_t *bwd_ns)
 {
     const plan_stage *st = &p->pipes[pi].stages[k];
     const gpu_type *g = topo_gpu_type(t, st->gpus[0]);
@@ -75,8 +75,12 @@ void workload_stage_base_ns(const topology *t, const job *j, const plan *p, int 
     *bwd_ns = cost_stage_bwd_ns(j, g, st->ngpus, b, st->first, st->last, 1.0);
     /* sharded data parallelism: the per-pass collectives slow the compute
      * they overlap (dp_overlap.h) */
-    *fwd_ns = dp_overlap_ns(*fwd_ns, dp_overlap_traffic_s(t, j, p, pi, k, 0));
-    *bwd_ns = dp_overlap_ns(*bwd_ns, dp_overlap_traffic_s(t, j, p, pi, k, 1));
+    double c[2];
+    if (dp_overlap_traffic_s(t, j, p, pi, k, c))
+        return -1;
+    *fwd_ns = dp_overlap_ns(*fwd_ns, c[0]);
+    *bwd_ns = dp_overlap_ns(*bwd_ns, c[1]);
+    return 0;
 }
 
 void workload_stage_clocks(const topology *t, const plan *p, int pi, int k, int64_t fns,
@@ -96,8 +100,8 @@ void workload_stage_clocks(const topology *t, const plan *p, int pi, int k, int6
     clk[OP_FWD][1] = clk[OP_BWD][1] = 0;
 }
 
-static void fill_pipe_ops(workload *w, const topology *t, const job *j, const plan *p, int pi,
-                          int base, int lane0)
+static int fill_pipe_ops(workload *w, const topology *t, const job *j, const plan *p, int pi,
+                         int base, int lane0)
 {
     const plan_pipeline *pp = &p->pipes[pi];
     int K = pp->nstages, m = pp->microbatches * w->accumulation, S = w->view.S[pi];
@@ -107,7 +111,8 @@ static void fill_pipe_ops(workload *w, const topology *t, const job *j, const pl
         const plan_stage *st = &pp->stages[k];
         int64_t dur[2][2], fns, bns;
         int32_t clk[2][2];
-        workload_stage_base_ns(t, j, p, pi, k, &fns, &bns);
+        if (workload_stage_base_ns(t, j, p, pi, k, &fns, &bns))
+            return -1;
         workload_stage_clocks(t, p, pi, k, fns, bns, dur, clk);
         for (int mb = 0; mb < m; mb++)
             for (int kind = 0; kind < 2; kind++) {
@@ -142,6 +147,7 @@ static void fill_pipe_ops(workload *w, const topology *t, const job *j, const pl
                 if (w->ops[id].input >= 0)
                     w->ops[w->ops[id].input].consumer = id;
             }
+    return 0;
 }
 
 /* Lane order: the schedule of one flush, repeated for each of the k flushes
@@ -249,8 +255,11 @@ static int build(workload *w, const topology *t, const job *j, const plan *p, in
                               "(%d) to be a multiple of the stages (%d)",
                            pi, pp->microbatches, w->view.S[pi]);
         }
-        if (with_ops)
-            fill_pipe_ops(w, t, j, p, pi, base, lane0);
+        if (with_ops && fill_pipe_ops(w, t, j, p, pi, base, lane0)) {
+            workload_free(w);
+            return gt_fail(e, "pipelines[%d]: out of memory for the ring of its stages' "
+                              "data-parallel replicas", pi);
+        }
         fill_lanes(w, t, j, p, pi, lane0);
         if (!with_ops) {
             for (int i = lane0; i < lane0 + plan_physical_stages(p, pi); i++)

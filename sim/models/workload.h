@@ -89,9 +89,10 @@ int workload_build(workload *w, const topology *t, const job *j, const plan *p, 
  * lanes and sync groups only, for the estimator's per-stage path. */
 int workload_build_lanes(workload *w, const topology *t, const job *j, const plan *p, gt_err *e);
 /* Forward/backward op durations of listed stage k of pipeline pi at the
- * maximum clock (the kernel model, or the job's profile). */
-void workload_stage_base_ns(const topology *t, const job *j, const plan *p, int pi, int k,
-                            int64_t *fwd_ns, int64_t *bwd_ns);
+ * maximum clock (the kernel model, or the job's profile). Returns 0, or -1
+ * when out of memory (the caller reports it). */
+int workload_stage_base_ns(const topology *t, const job *j, const plan *p, int pi, int k,
+                           int64_t *fwd_ns, int64_t *bwd_ns);
 /* From those, what every op of the stage is given: durations as
  * [kind][edge] (edge = first or last microbatch, kept at f_max) and SM
  * clocks (0 = maximum) under the stage's clocks. */
