@@ -157,13 +157,6 @@ static void take_out(eventq *q, int b, int32_t i)
     }
 }
 
-/* Room for one more entry where a key at time t goes. */
-static inline int room_for(eventq *q, int64_t t)
-{
-    eventq_bucket *bk = &q->b[bucket_of(q, t)];
-    return ensure(bk, (int64_t)bk->n + 1);
-}
-
 /* A time below last: re-bucket every pending entry around t, the new last
  * (all of them are later than t, so the run ends empty). Nothing changes
  * unless all the room is made. */
@@ -203,11 +196,11 @@ static int put(eventq *q, const eventq_entry *x, int32_t handle)
 {
     if (x->time < q->last && rebase(q, x->time))
         return -1;
-    if (room_for(q, x->time))
+    int b = bucket_of(q, x->time); /* taking the old entry out keeps last */
+    if (ensure(&q->b[b], (int64_t)q->b[b].n + 1))
         return -1;
     if (handle >= 0 && q->pos[handle] >= 0)
         take_out(q, (int)(q->pos[handle] >> 32), (int32_t)(q->pos[handle] & 0xffffffff));
-    int b = bucket_of(q, x->time);
     if (b == 0)
         run_insert(q, x);
     else
@@ -363,29 +356,44 @@ static void split_undo(eventq *q, int b, int32_t i, int64_t old)
 /* With the run empty: empty the lowest bucket b >= 1 around its least time,
  * the new last. Every entry of bucket b differs from that time only below
  * the bit that names bucket b, so each goes to the run (at that time) or to
- * a lower bucket, and those were all empty. If one cannot grow, everything
- * goes back: nothing changes. */
+ * a lower bucket, and those were all empty: their counts and least times
+ * start at zero and are kept in locals during the pass (written back once:
+ * the stores through the entry arrays would make the compiler reload them
+ * for every key). If one cannot grow, everything goes back: nothing
+ * changes. Keys in buckets are never dead. */
 static int split(eventq *q, int b)
 {
     int64_t old = q->last;
     q->last = least(q, b);
-    eventq_bucket *bk = &q->b[b], *r = &q->b[0];
+    eventq_bucket *bk = &q->b[b];
     run_reset(q);
-    int32_t nrun = 0;
-    for (int32_t i = 0; i < bk->n; i++) {
+    int32_t cnt[EVENTQ_NBUCKETS] = {0}, nb = bk->n;
+    int64_t mn[EVENTQ_NBUCKETS];
+    int32_t i = 0;
+    for (; i < nb; i++) {
         const eventq_entry *x = &bk->e[i];
         int j = bucket_of(q, x->time);
-        if (ensure(&q->b[j], (int64_t)q->b[j].n + 1)) {
-            split_undo(q, b, i, old);
-            return -1;
+        eventq_bucket *to = &q->b[j];
+        if (cnt[j] == to->cap && ensure(to, (int64_t)cnt[j] + 1))
+            break;
+        to->e[cnt[j]] = *x;
+        if (j) {
+            set_pos(q, x, j, cnt[j]);
+            mn[j] = cnt[j] == 0 || x->time < mn[j] ? x->time : mn[j];
         }
-        if (j == 0) {
-            r->e[nrun] = *x;
-            r->e[nrun++].dead = 0;
-            r->n = nrun;
-        } else {
-            append(q, j, x);
+        cnt[j]++;
+    }
+    q->b[0].n = cnt[0];
+    for (int j = 1; j < b; j++)
+        if (cnt[j]) {
+            q->b[j].n = cnt[j];
+            q->bmin[j] = mn[j];
+            q->occupied |= bit(j);
+            q->min_stale &= ~bit(j);
         }
+    if (i < nb) {
+        split_undo(q, b, i, old);
+        return -1;
     }
     bk->n = 0;
     q->occupied &= ~bit(b);
@@ -394,8 +402,8 @@ static int split(eventq *q, int b)
         bk->e = NULL;
         bk->cap = 0;
     }
-    run_sort(q, nrun);
-    q->now_live = nrun;
+    run_sort(q, cnt[0]);
+    q->now_live = cnt[0];
     return 0;
 }
 

@@ -317,10 +317,12 @@ static int recompute(network *n, const int *seed_res, int nseed, const int *seed
 static int change_seeds(const network *n, int sl, int *seeds)
 {
     const int *fr = &n->fres[NET_MAX_RES * sl];
-    int ns = 0;
-    for (int k = 0; k < n->fnres[sl]; k++)
-        if (net_may_bind(n, fr[k]) || n->res[fr[k]].temporal)
-            seeds[ns++] = fr[k];
+    int nr = n->fnres[sl], ns = 0; /* read once: the stores to seeds could alias it */
+    for (int k = 0; k < nr; k++) {
+        int r = fr[k];
+        if (net_may_bind(n, r) || n->res[r].temporal)
+            seeds[ns++] = r;
+    }
     return ns;
 }
 
