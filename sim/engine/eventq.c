@@ -316,6 +316,10 @@ static int by_tag(const void *a, const void *b)
 static void run_sort(eventq *q, int32_t n)
 {
     eventq_entry *e = q->b[0].e;
+    if (n == 1) { /* the common case away from lockstep ties */
+        set_pos(q, &e[0], 0, 0);
+        return;
+    }
     int64_t budget = 4 * (int64_t)n + 64;
     for (int32_t i = 1; i < n && budget >= 0; i++) {
         eventq_entry x = e[i];
@@ -367,8 +371,9 @@ static int split(eventq *q, int b)
     q->last = least(q, b);
     eventq_bucket *bk = &q->b[b];
     run_reset(q);
-    int32_t cnt[EVENTQ_NBUCKETS] = {0}, nb = bk->n;
+    int32_t cnt[EVENTQ_NBUCKETS], nb = bk->n;
     int64_t mn[EVENTQ_NBUCKETS];
+    memset(cnt, 0, sizeof *cnt * (size_t)b); /* only buckets below b receive */
     int32_t i = 0;
     for (; i < nb; i++) {
         const eventq_entry *x = &bk->e[i];
