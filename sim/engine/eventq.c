@@ -192,7 +192,7 @@ static int rebase(eventq *q, int64_t t)
 }
 
 /* Schedule entry x; if handle >= 0 has a pending entry, it is replaced. */
-static int put(eventq *q, const eventq_entry *x, int32_t handle)
+static inline int put(eventq *q, const eventq_entry *x, int32_t handle)
 {
     if (x->time < q->last && rebase(q, x->time))
         return -1;
@@ -255,7 +255,7 @@ int eventq_reserve_handles(eventq *q, int64_t n)
 }
 
 /* Schedule handle's one event at (time, seq). */
-static int set_key(eventq *q, int32_t handle, int64_t time, int32_t kind, int32_t id,
+static inline int set_key(eventq *q, int32_t handle, int64_t time, int32_t kind, int32_t id,
                    uint32_t version, uint64_t seq)
 {
     if (handle < 0 || reserve_handle(q, handle))
@@ -412,7 +412,8 @@ static int split(eventq *q, int b)
     return 0;
 }
 
-int64_t eventq_peek_time(eventq *q)
+/* eventq_peek_time with no key at the current instant. */
+int64_t eventq_peek_later(eventq *q)
 {
     if (q->n == 0)
         return INT64_MAX;

@@ -116,8 +116,13 @@ int eventq_set(eventq *q, int32_t handle, int64_t time, int32_t kind, int32_t id
 int64_t eventq_batch(eventq *q);
 int eventq_set_batch(eventq *q, int64_t batch, int32_t handle, int64_t time, int32_t kind,
                      int32_t id, uint32_t version);
-/* Time of the earliest pending event, INT64_MAX when none. */
-int64_t eventq_peek_time(eventq *q);
+/* Time of the earliest pending event, INT64_MAX when none. Inline for a
+ * key at the current instant (the event loop asks after every event). */
+int64_t eventq_peek_later(eventq *q);
+static inline int64_t eventq_peek_time(eventq *q)
+{
+    return q->now_live ? q->last : eventq_peek_later(q);
+}
 /* Pops the earliest event into *out; returns 1, or 0 when empty, or -1
  * when the queue could not grow a bucket (out of memory; nothing popped,
  * nothing lost). */
