@@ -6,8 +6,10 @@
  * (same-nanosecond ties) and far apart (top bits of the time). Every pop
  * must return the pending event of least (time, order of scheduling,
  * handle inside a batch) with its own body; every peek must name its time.
- * A large hold model checks the big buckets by invariant (pop order and
- * conservation).
+ * A second oracle run keeps most events on the current instant (the
+ * sorted run: appends, in-order inserts of older batch keys, keys taken
+ * out in place). A large hold model checks the big buckets by invariant
+ * (pop order and conservation).
  * (test_network.c holds the random-order oracle, which rewinds the clock.) */
 #include "testutil.h"
 
@@ -89,6 +91,33 @@ static void check_pop(eventq *q)
     pend[best] = pend[--np];
 }
 
+/* Pop the oracle's least and return the clock's new time. */
+static int64_t pop_step(eventq *q, int64_t now)
+{
+    int best = oracle_min();
+    int64_t t = best >= 0 ? pend[best].time : now;
+    check_pop(q);
+    return t;
+}
+
+/* Drop everything pending (handles are free again), then the queue must
+ * be empty. */
+static void clear_all(eventq *q)
+{
+    eventq_clear(q);
+    np = 0;
+    check_pop(q);
+}
+
+/* Pop every pending event in the oracle's order, then free the queue. */
+static void drain(eventq *q)
+{
+    while (np > 0)
+        check_pop(q);
+    check_pop(q);
+    eventq_free(q);
+}
+
 static void test_eventq_forward_oracle(void **state)
 {
     (void)state;
@@ -124,21 +153,75 @@ static void test_eventq_forward_oracle(void **state)
             }
             order++;
         } else { /* pop: the clock moves to the popped time */
-            int best = oracle_min();
-            int64_t t = best >= 0 ? pend[best].time : now;
-            check_pop(&q);
-            now = t;
+            now = pop_step(&q, now);
         }
-        if (step == 40000) { /* drop everything pending: handles are free again */
-            eventq_clear(&q);
-            np = 0;
-            check_pop(&q);
-        }
+        if (step == 40000)
+            clear_all(&q);
     }
-    while (np > 0)
-        check_pop(&q);
-    check_pop(&q);
-    eventq_free(&q);
+    drain(&q);
+}
+
+/* A time for the same-instant oracle: mostly now itself (the lockstep
+ * pipelines' ties), sometimes a few ns later, rarely far. */
+static int64_t soon(int64_t now)
+{
+    uint64_t r = next() % 16;
+    return r < 11 ? now : r < 15 ? now + (int64_t)(r - 10) : now + (int64_t)(next() % 100000);
+}
+
+/* The run of keys at the current instant against the same brute-force
+ * oracle: most events land on the instant being handled; batch numbers are
+ * reserved and used only after later pushes (their keys are older than the
+ * run's tail and must be inserted in order); handles pending at the current
+ * instant are moved away, moved within it and set again (taken out of the
+ * run in place). Every pop must be the oracle's least. */
+static void test_eventq_same_instant_oracle(void **state)
+{
+    (void)state;
+    eventq q;
+    assert_int_equal(eventq_init(&q), 0);
+    np = 0;
+    int64_t now = 1000;
+    uint64_t order = 0;
+    int body = 0;
+    int64_t held = -1; /* a reserved batch number not used yet */
+    uint64_t held_order = 0;
+    for (int step = 0; step < 80000; step++) {
+        int op = (int)(next() % 10);
+        if (np > MAXP - 16)
+            op = 9;
+        if (op <= 2) {
+            int64_t t = soon(now);
+            assert_int_equal(eventq_push(&q, t, 0, body, (uint32_t)body), 0);
+            pend[np++] = (pending){t, order++, -1, body++};
+        } else if (op <= 4) {
+            int h = (int)(next() % 40); /* few handles: most are pending when moved */
+            int64_t t = soon(now);
+            drop_handle(h);
+            assert_int_equal(eventq_set(&q, h, t, 1, body, (uint32_t)body), 0);
+            pend[np++] = (pending){t, order++, h, body++};
+        } else if (op == 5) {
+            if (held < 0) { /* reserve now, use after other pushes */
+                held = eventq_batch(&q);
+                held_order = order++;
+                continue;
+            }
+            int count = 1 + (int)(next() % 5);
+            for (int c = 0; c < count; c++) {
+                int h = 40 + (int)(next() % 200);
+                int64_t t = soon(now);
+                drop_handle(h);
+                assert_int_equal(eventq_set_batch(&q, held, h, t, 1, body, (uint32_t)body), 0);
+                pend[np++] = (pending){t, held_order, h, body++};
+            }
+            held = -1;
+        } else {
+            now = pop_step(&q, now);
+        }
+        if (step == 50000)
+            clear_all(&q);
+    }
+    drain(&q);
 }
 
 /* A hold model with 20,000 pending plain events over a 2^40 ns spread, so
@@ -184,6 +267,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_eventq_forward_oracle),
+        cmocka_unit_test(test_eventq_same_instant_oracle),
         cmocka_unit_test(test_eventq_large_hold),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,20 +13,27 @@
  * (time, sequence number, handle): the handle only breaks ties inside a
  * batch (eventq_batch), whose events share a sequence number.
  *
- * Structure (why it is fast): a radix heap over the 128-bit keys
- * (time, tag), tag = sequence number | handle flag | handle, which are unique,
- * so the pop order is that of the keys alone, whatever the structure. A
- * discrete-event clock never schedules before the event it handles, so
- * every pending key is at least the last popped one ("last"); a key lives in
- * the bucket named by the highest bit where it differs from last. A push is
- * an append to one bucket; a pop takes bucket 0 (the key equal to last) or
- * else empties the lowest non-empty bucket into lower ones around its
- * minimum, which it returns without moving it (each bucket's minimum is
- * kept as keys arrive, so this is one pass), so each key moves a few times
- * over its life, always through arrays read in order (no cache-missing sift
- * through a 1 M-entry tree). A
- * key below last (only a caller rewinding the clock does that) re-buckets
- * every pending key around it: correct, O(pending), and never met by the
+ * Structure (why it is fast): a radix heap on the times, plus a sorted run
+ * for the current instant. A discrete-event clock never schedules before
+ * the event it handles, so every pending time is at least the last popped
+ * one ("last"). A key at a later time lives in the bucket named by the
+ * highest bit where its time differs from last; a push there is an append.
+ * Every key *at* last sits in the run ("now"), in key order from its head:
+ * the simulator's lockstep pipelines put many events on one nanosecond, and
+ * a new event of the current instant has the newest sequence number, so it
+ * is appended at the run's tail, and a pop takes the head. When the run is
+ * empty, a pop empties the lowest non-empty bucket around its least time
+ * (each bucket's least time is kept as keys arrive, so this is one pass):
+ * keys at that time form the new run (sorted once, by tag; they arrive
+ * nearly in order), the others go to lower buckets. So each key moves a few
+ * times over its life, always through arrays read in order (no
+ * cache-missing sift through a 1 M-entry tree). Keys are unique, so the pop
+ * order is that of the keys alone, whatever the structure. A key taken out
+ * of the run (a handle's event moved) is marked dead in place and skipped;
+ * a key of the current instant older than the run's tail (a batch's
+ * number reserved before later pushes) is inserted in order. A key below
+ * last (only a caller rewinding the clock does that) re-buckets every
+ * pending key around it: correct, O(pending), and never met by the
  * simulator. An event's body (kind, id, version) travels with its key, so
  * a pop touches one record; a handle's pending entry is found through a
  * position table indexed by the handle. */
@@ -56,7 +63,8 @@ typedef struct eventq_entry {
     int64_t time;
     uint64_t tag;      /* seq << 26 | is_handle << 25 | handle (0 for a plain event) */
     int32_t kind, id;
-    uint32_t version, unused;
+    uint32_t version;
+    int32_t dead;      /* in the run only: taken out, skipped by pops */
 } eventq_entry;
 
 /* One radix bucket: entries in no particular order. */
@@ -65,16 +73,18 @@ typedef struct eventq_bucket {
     int32_t n, cap;
 } eventq_bucket;
 
-/* bucket 0: the key equal to last; 1..64: same time, tags first differing
- * at bit b-1; 65..128: times first differing at bit b-65 */
-#define EVENTQ_NBUCKETS 129
+/* bucket 0: the run of keys at last, sorted from index `head` (dead ones
+ * included); 1..64: times first differing from last at bit b-1 */
+#define EVENTQ_NBUCKETS 65
 
 typedef struct eventq {
     eventq_bucket b[EVENTQ_NBUCKETS];
-    uint64_t occupied[3]; /* bit i: bucket i is not empty */
-    uint64_t min_stale[3]; /* bit i: bmin[i] must be found again */
-    eventq_entry last;    /* key fields only: every pending key is >= last */
-    eventq_entry bmin[EVENTQ_NBUCKETS]; /* key fields only: each bucket's least */
+    int32_t head;         /* the run's first entry not popped */
+    int32_t now_live;     /* the run's entries not dead */
+    uint64_t occupied;    /* bit b-1: bucket b >= 1 is not empty */
+    uint64_t min_stale;   /* bit b-1: bmin[b] must be found again */
+    int64_t last;         /* time of the last pop: every pending time is >= last */
+    int64_t bmin[EVENTQ_NBUCKETS]; /* each bucket's least time */
     int64_t n;            /* pending events */
     uint64_t next_seq;
     /* handles: where the pending entry is (bucket << 32 | index, -1 when
@@ -106,8 +116,13 @@ int eventq_set(eventq *q, int32_t handle, int64_t time, int32_t kind, int32_t id
 int64_t eventq_batch(eventq *q);
 int eventq_set_batch(eventq *q, int64_t batch, int32_t handle, int64_t time, int32_t kind,
                      int32_t id, uint32_t version);
-/* Time of the earliest pending event, INT64_MAX when none. */
-int64_t eventq_peek_time(eventq *q);
+/* Time of the earliest pending event, INT64_MAX when none. Inline for a
+ * key at the current instant (the event loop asks after every event). */
+int64_t eventq_peek_later(eventq *q);
+static inline int64_t eventq_peek_time(eventq *q)
+{
+    return q->now_live ? q->last : eventq_peek_later(q);
+}
 /* Pops the earliest event into *out; returns 1, or 0 when empty, or -1
  * when the queue could not grow a bucket (out of memory; nothing popped,
  * nothing lost). */

@@ -218,7 +218,8 @@ double net_flow_latency(const network *n, int id)
 static int join(network *n, int sl)
 {
     const int *fr = &n->fres[NET_MAX_RES * sl];
-    for (int k = 0; k < n->fnres[sl]; k++) {
+    int nr = n->fnres[sl]; /* read once: the int stores below could alias a byte */
+    for (int k = 0; k < nr; k++) {
         net_resource *r = &n->res[fr[k]];
         if (r->njoined == r->cap_fl) {
             int nc = r->cap_fl ? 2 * r->cap_fl : 8;
@@ -233,7 +234,7 @@ static int join(network *n, int sl)
     }
     double solo = net_solo_rate(n, sl);
     n->fsolo[sl] = solo;
-    for (int k = 0; k < n->fnres[sl]; k++)
+    for (int k = 0; k < nr; k++)
         n->res_solo[fr[k]] += solo;
     n->live[sl].joined = true;
     return 0;
@@ -242,14 +243,17 @@ static int join(network *n, int sl)
 static void leave(network *n, int sl)
 {
     const int *fr = &n->fres[NET_MAX_RES * sl];
-    for (int k = 0; k < n->fnres[sl]; k++) {
+    int nr = n->fnres[sl]; /* read once: the int stores below could alias a byte */
+    for (int k = 0; k < nr; k++) {
         int ri = fr[k];
         net_resource *r = &n->res[ri];
         int i = n->fslot[NET_MAX_RES * sl + k], last = r->fl[--r->njoined];
         r->fl[i] = last;
-        for (int j = 0; j < n->fnres[last]; j++) /* the moved flow's index there */
-            if (n->fres[NET_MAX_RES * last + j] == ri)
-                n->fslot[NET_MAX_RES * last + j] = i;
+        const int *lr = &n->fres[NET_MAX_RES * last];
+        int *ls = &n->fslot[NET_MAX_RES * last], nl = n->fnres[last];
+        for (int j = 0; j < nl; j++) /* the moved flow's index there */
+            if (lr[j] == ri)
+                ls[j] = i;
         /* the running sum is only a pruning test (net_may_bind): an empty
          * resource restarts it at exactly zero */
         n->res_solo[ri] = r->njoined ? n->res_solo[ri] - n->fsolo[sl] : 0;
@@ -317,10 +321,12 @@ static int recompute(network *n, const int *seed_res, int nseed, const int *seed
 static int change_seeds(const network *n, int sl, int *seeds)
 {
     const int *fr = &n->fres[NET_MAX_RES * sl];
-    int ns = 0;
-    for (int k = 0; k < n->fnres[sl]; k++)
-        if (net_may_bind(n, fr[k]) || n->res[fr[k]].temporal)
-            seeds[ns++] = fr[k];
+    int nr = n->fnres[sl], ns = 0; /* read once: the stores to seeds could alias it */
+    for (int k = 0; k < nr; k++) {
+        int r = fr[k];
+        if (net_may_bind(n, r) || n->res[r].temporal)
+            seeds[ns++] = r;
+    }
     return ns;
 }
 
