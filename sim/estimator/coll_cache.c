@@ -115,46 +115,15 @@ static void clear(coll_cache *cc)
         memset(cc->sslot, 0, sizeof *cc->sslot * (size_t)cc->nsslot);
 }
 
-/* The topology's numeric content, array by array: copied into buf, or
- * compared with it (cmp); returns the length, or 0 on a difference. */
-static size_t topo_bytes(const topology *t, unsigned char *buf, int cmp)
-{
-    const void *part[] = {t->sites, t->nodes, t->gpus, t->wan, t->types,
-                          &t->tcp_window_bytes, &t->tcp_connections};
-    size_t len[] = {sizeof *t->sites * (size_t)t->nsites, sizeof *t->nodes * (size_t)t->nnodes,
-                    sizeof *t->gpus * (size_t)t->ngpus,
-                    sizeof *t->wan * (size_t)t->nsites * (size_t)t->nsites,
-                    sizeof *t->types * (size_t)t->ntypes, sizeof t->tcp_window_bytes,
-                    sizeof t->tcp_connections};
-    size_t n = 0;
-    for (size_t i = 0; i < sizeof len / sizeof *len; i++) {
-        if (buf && len[i]) {
-            if (!cmp)
-                memcpy(buf + n, part[i], len[i]);
-            else if (memcmp(buf + n, part[i], len[i]))
-                return 0;
-        }
-        n += len[i];
-    }
-    return n;
-}
-
 int coll_cache_begin(coll_cache *cc, const topology *t)
 {
-    size_t n = topo_bytes(t, NULL, 0);
-    if (cc->topo && n == cc->topo_len && topo_bytes(t, cc->topo, 1) == n) {
+    if (topo_digest_same(&cc->topo, t)) {
         if (cc->n >= COLL_CACHE_MAX || cc->bytes >= COLL_CACHE_BYTES)
             clear(cc); /* full: starts over (the same topology) */
         return 1;
     }
     clear(cc);
-    free(cc->topo);
-    cc->topo = malloc(n ? n : 1);
-    cc->topo_len = n;
-    if (!cc->topo)
-        return -1;
-    topo_bytes(t, cc->topo, 0);
-    return 0;
+    return topo_digest_take(&cc->topo, t) ? -1 : 0;
 }
 
 void coll_cache_free(coll_cache *cc)
@@ -162,7 +131,7 @@ void coll_cache_free(coll_cache *cc)
     clear(cc);
     free(cc->v);
     free(cc->slot);
-    free(cc->topo);
+    topo_digest_free(&cc->topo);
     free(cc->key);
     free(cc->sr);
     free(cc->sslot);
