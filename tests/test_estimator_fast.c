@@ -68,12 +68,7 @@ static void same_outputs(const est_workspace *f, const est_workspace *o, const e
 /* est_plans.h's topology into t. */
 static void parse_topo(topology *t)
 {
-    gt_err e;
-    gpu_catalog cat;
-    assert_int_equal(gpu_catalog_load_default(&cat, &e), 0);
-    if (topo_parse(t, "fast", TOPO, strlen(TOPO), &cat, &e))
-        fail_msg("%s", e.msg);
-    gpu_catalog_free(&cat);
+    est_parse_topo(t, "fast", TOPO);
 }
 
 static void test_fast_equals_op_path(void **state)

@@ -12,16 +12,6 @@
 #include "est_plans.h"
 #include "sim/estimator/topo_digest.h"
 
-static void parse(topology *t, const char *text)
-{
-    gt_err e;
-    gpu_catalog cat;
-    assert_int_equal(gpu_catalog_load_default(&cat, &e), 0);
-    if (topo_parse(t, "digest", text, strlen(text), &cat, &e))
-        fail_msg("%s", e.msg);
-    gpu_catalog_free(&cat);
-}
-
 /* Flips one byte at p: the digest must then be `expect` (1 equal, 0
  * differ), and equal again once the byte is back. */
 static void flip(topo_digest *d, const topology *t, void *p, int expect, const char *what)
@@ -39,7 +29,7 @@ static void test_digest_fields(void **state)
 {
     (void)state;
     topology t;
-    parse(&t, TOPO);
+    est_parse_topo(&t, "digest", TOPO);
     topo_digest d = {0};
     assert_int_equal(topo_digest_same(&d, &t), 0); /* nothing held yet */
     assert_int_equal(topo_digest_take(&d, &t), 0);
@@ -84,7 +74,7 @@ static void test_digest_fields(void **state)
     assert_non_null(c);
     assert_non_null(links);
     memmove(c, links, strlen(links) + 1);
-    parse(&t, two);
+    est_parse_topo(&t, "digest", two);
     assert_int_equal(t.nsites, 2);
     assert_int_equal(topo_digest_same(&d, &t), 0);
     assert_int_equal(topo_digest_take(&d, &t), 0);
