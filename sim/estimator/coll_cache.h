@@ -22,6 +22,7 @@
 #include "sim/models/collective.h"
 #include "sim/estimator/coll_shape.h"
 #include "sim/estimator/topo_digest.h"
+#include "sim/base/arena.h"
 
 typedef struct coll_entry {
     uint64_t hash;        /* first: the cache's table is rehashed by it */
@@ -40,6 +41,7 @@ typedef struct coll_cache {
     /* entries are for the topology of this digest (its sites, nodes, GPUs,
      * WAN links, GPU types, TCP settings: topo_digest.h); any other clears them */
     topo_digest topo;
+    arena mem;            /* the entries' and shape records' arrays: emptied when it clears */
     coll_entry *v;
     int n, cap;
     int *slot;            /* open addressing over v: index + 1, 0 empty */
