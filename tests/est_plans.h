@@ -26,6 +26,18 @@ static const char *const TOPO =
     "\"default_wan\":{\"gbps\":0.8,\"latency_ms\":70},"
     "\"tcp\":{\"window_mb\":8,\"connections\":4}}";
 
+/* json parsed into t with the default GPU catalog (the test fails on an
+ * error). */
+static inline void est_parse_topo(topology *t, const char *name, const char *json)
+{
+    gt_err e;
+    gpu_catalog cat;
+    assert_int_equal(gpu_catalog_load_default(&cat, &e), 0);
+    if (topo_parse(t, name, json, strlen(json), &cat, &e))
+        fail_msg("%s", e.msg);
+    gpu_catalog_free(&cat);
+}
+
 static inline void tiny_job(job *j, int layers)
 {
     model_spec m = {.layers = layers, .hidden = 1024, .heads = 16, .kv_heads = 16, .ffn = 4096,

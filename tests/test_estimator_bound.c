@@ -17,17 +17,7 @@
 #include "sim/models/path.h"
 #include "sim/models/workload.h"
 
-static void parse_topo(topology *t, const char *name, const char *json)
-{
-    gt_err e;
-    gpu_catalog cat;
-    assert_int_equal(gpu_catalog_load_default(&cat, &e), 0);
-    if (topo_parse(t, name, json, strlen(json), &cat, &e))
-        fail_msg("%s", e.msg);
-    gpu_catalog_free(&cat);
-}
-
-static void load_topo(topology *t) { parse_topo(t, "bound", TOPO); }
+static void load_topo(topology *t) { est_parse_topo(t, "bound", TOPO); }
 
 static void test_estimate_below_replay(void **state)
 {
@@ -239,7 +229,7 @@ static void test_drain_by_hand(void **state)
     (void)state;
     gt_err e;
     topology t;
-    parse_topo(&t, "two", TWO_SITES);
+    est_parse_topo(&t, "two", TWO_SITES);
     enum { M = 24 };
     job j;
     plan p;
@@ -319,7 +309,7 @@ static void test_forward_chain_by_hand(void **state)
     (void)state;
     gt_err e;
     topology t;
-    parse_topo(&t, "three", THREE_GPUS);
+    est_parse_topo(&t, "three", THREE_GPUS);
     assert_int_equal(t.ngpus, 3);
     assert_true(t.gpus[1].node == t.gpus[2].node && t.gpus[0].site != t.gpus[1].site);
     enum { M = 16 };

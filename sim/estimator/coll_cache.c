@@ -81,12 +81,6 @@ static int same_key(const coll_cache *cc, const coll_entry *x, uint64_t h, const
            !memcmp(x->gpus, cc->key, sizeof *x->gpus * (size_t)x->n);
 }
 
-static void entry_free(coll_entry *x)
-{
-    free(x->gpus);
-    free(x->loads);
-    free(x->wan);
-}
 
 /* One shape priced (coll_shape.h): the entry made for it and, per load of
  * that entry, its resource's local id in the shape. */
@@ -100,12 +94,7 @@ typedef struct shape_rec {
 
 static void clear(coll_cache *cc)
 {
-    for (int i = 0; i < cc->n; i++)
-        entry_free(&cc->v[i]);
-    for (int i = 0; i < cc->nsr; i++) {
-        free(cc->sr[i].w);
-        free(cc->sr[i].load_id);
-    }
+    arena_empty(&cc->mem); /* every entry's and shape record's arrays */
     cc->n = cc->nsr = 0;
     cc->bytes = 0;
     cc->gen++;
@@ -115,46 +104,15 @@ static void clear(coll_cache *cc)
         memset(cc->sslot, 0, sizeof *cc->sslot * (size_t)cc->nsslot);
 }
 
-/* The topology's numeric content, array by array: copied into buf, or
- * compared with it (cmp); returns the length, or 0 on a difference. */
-static size_t topo_bytes(const topology *t, unsigned char *buf, int cmp)
-{
-    const void *part[] = {t->sites, t->nodes, t->gpus, t->wan, t->types,
-                          &t->tcp_window_bytes, &t->tcp_connections};
-    size_t len[] = {sizeof *t->sites * (size_t)t->nsites, sizeof *t->nodes * (size_t)t->nnodes,
-                    sizeof *t->gpus * (size_t)t->ngpus,
-                    sizeof *t->wan * (size_t)t->nsites * (size_t)t->nsites,
-                    sizeof *t->types * (size_t)t->ntypes, sizeof t->tcp_window_bytes,
-                    sizeof t->tcp_connections};
-    size_t n = 0;
-    for (size_t i = 0; i < sizeof len / sizeof *len; i++) {
-        if (buf && len[i]) {
-            if (!cmp)
-                memcpy(buf + n, part[i], len[i]);
-            else if (memcmp(buf + n, part[i], len[i]))
-                return 0;
-        }
-        n += len[i];
-    }
-    return n;
-}
-
 int coll_cache_begin(coll_cache *cc, const topology *t)
 {
-    size_t n = topo_bytes(t, NULL, 0);
-    if (cc->topo && n == cc->topo_len && topo_bytes(t, cc->topo, 1) == n) {
+    if (topo_digest_same(&cc->topo, t)) {
         if (cc->n >= COLL_CACHE_MAX || cc->bytes >= COLL_CACHE_BYTES)
             clear(cc); /* full: starts over (the same topology) */
         return 1;
     }
     clear(cc);
-    free(cc->topo);
-    cc->topo = malloc(n ? n : 1);
-    cc->topo_len = n;
-    if (!cc->topo)
-        return -1;
-    topo_bytes(t, cc->topo, 0);
-    return 0;
+    return topo_digest_take(&cc->topo, t) ? -1 : 0;
 }
 
 void coll_cache_free(coll_cache *cc)
@@ -162,7 +120,8 @@ void coll_cache_free(coll_cache *cc)
     clear(cc);
     free(cc->v);
     free(cc->slot);
-    free(cc->topo);
+    topo_digest_free(&cc->topo);
+    arena_free(&cc->mem);
     free(cc->key);
     free(cc->sr);
     free(cc->sslot);
@@ -215,39 +174,51 @@ static int reserve(coll_cache *cc)
     return table_reserve(&cc->v, cc->n, &cc->cap, sizeof *cc->v, &cc->slot, &cc->nslot);
 }
 
-/* The entry computed from the collective itself. */
-static int fill(coll_entry *x, uint64_t h, const int *key, const topology *t, const workload *w,
-                const sync_group *sg, sync_kind sync, coll_price_work *pw, gt_err *e)
+/* A copy of n items of size bytes at p in the cache's arena (NULL when
+ * out of memory). */
+static void *keep(coll_cache *cc, const void *p, size_t n, size_t size)
+{
+    void *x = arena_alloc(&cc->mem, n * size);
+    if (x && n)
+        memcpy(x, p, n * size);
+    return x;
+}
+
+/* Whether flow f goes from one site to another. */
+static int crosses(const topology *t, const workload *w, const coll_flow *f)
+{
+    return t->gpus[w->lanes[f->src_lane].gpu].site != t->gpus[w->lanes[f->dst_lane].gpu].site;
+}
+
+/* The entry computed from the collective itself, its arrays in the
+ * cache's arena. */
+static int fill(coll_cache *cc, coll_entry *x, uint64_t h, const topology *t, const workload *w,
+                const sync_group *sg, sync_kind sync, gt_err *e)
 {
     coll_plan c;
     memset(x, 0, sizeof *x);
     if (collective_build(&c, t, w, sg, sync, e))
         return -1;
+    int nwan = 0;
+    for (int f = 0; f < c.nflows; f++)
+        nwan += crosses(t, w, &c.flows[f]);
     *x = (coll_entry){h, (int)sync, (int)w->shard, sg->nmembers, sg->passes, sg->bytes, sg->weights,
-                      malloc(sizeof(int) * (size_t)(sg->nmembers > 0 ? sg->nmembers : 1)),
-                      0, NULL, 0,
-                      malloc(sizeof(double) * (size_t)(c.nflows > 0 ? c.nflows : 1)), 0};
-    x->nloads = coll_price_work_keys(pw, lb_array_keys(t)) ? -1
-                : collective_price_ws(&c, t, w, pw, &x->est_ns, &x->loads);
-    if (!x->gpus || !x->wan || x->nloads < 0) {
+                      keep(cc, cc->key, (size_t)sg->nmembers, sizeof *cc->key), 0, NULL, 0,
+                      arena_alloc(&cc->mem, sizeof(double) * (size_t)nwan), 0};
+    coll_load *loads = NULL; /* collective_price sizes it for every flow's resources */
+    x->nloads = coll_price_work_keys(&cc->pw, lb_array_keys(t)) ? -1
+                : collective_price_ws(&c, t, w, &cc->pw, &x->est_ns, &loads);
+    if (x->nloads >= 0)
+        x->loads = keep(cc, loads, (size_t)x->nloads, sizeof *loads);
+    free(loads);
+    if (!x->gpus || !x->wan || x->nloads < 0 || !x->loads) {
         collective_free(&c);
-        entry_free(x);
         return gt_fail(e, "out of memory");
     }
-    if (x->nloads > 0) { /* collective_price sized it for every flow's resources */
-        coll_load *l = realloc(x->loads, sizeof *l * (size_t)x->nloads);
-        x->loads = l ? l : x->loads;
-    }
-    memcpy(x->gpus, key, sizeof *x->gpus * (size_t)sg->nmembers);
     for (int f = 0; f < c.nflows; f++)
-        if (t->gpus[w->lanes[c.flows[f].src_lane].gpu].site !=
-            t->gpus[w->lanes[c.flows[f].dst_lane].gpu].site)
+        if (crosses(t, w, &c.flows[f]))
             x->wan[x->nwan++] = c.flows[f].bytes;
     collective_free(&c);
-    if (x->nwan > 0) {
-        double *wb = realloc(x->wan, sizeof *wb * (size_t)x->nwan);
-        x->wan = wb ? wb : x->wan;
-    }
     return 0;
 }
 
@@ -271,25 +242,20 @@ static int shape_find(const coll_cache *cc, uint64_t sh, const workload *w, cons
 /* x: the entry of the record's shape for the group being looked up (its
  * GPUs cc->key, its resources' keys cc->sh.keys by local id): the same
  * estimate, WAN bytes and loads, each load on this group's resource. */
-static int renamed(coll_entry *x, uint64_t h, const coll_cache *cc, const shape_rec *r)
+static int renamed(coll_entry *x, uint64_t h, coll_cache *cc, const shape_rec *r)
 {
     const coll_entry *src = &cc->v[r->entry];
     *x = (coll_entry){h, src->sync, src->shard, src->n, src->passes, src->bytes, src->weights,
-                      malloc(sizeof(int) * (size_t)(src->n > 0 ? src->n : 1)), src->est_ns,
-                      malloc(sizeof *src->loads * (size_t)(src->nloads > 0 ? src->nloads : 1)),
-                      src->nloads,
-                      malloc(sizeof *src->wan * (size_t)(src->nwan > 0 ? src->nwan : 1)),
+                      keep(cc, cc->key, (size_t)src->n, sizeof *cc->key), src->est_ns,
+                      arena_alloc(&cc->mem, sizeof *src->loads * (size_t)src->nloads),
+                      src->nloads, keep(cc, src->wan, (size_t)src->nwan, sizeof *src->wan),
                       src->nwan};
-    if (!x->gpus || !x->loads || !x->wan) {
-        entry_free(x);
+    if (!x->gpus || !x->loads || !x->wan)
         return -1;
-    }
-    memcpy(x->gpus, cc->key, sizeof *x->gpus * (size_t)x->n);
     for (int i = 0; i < x->nloads; i++) {
         x->loads[i] = src->loads[i];
         x->loads[i].key = cc->sh.keys[r->load_id[i]];
     }
-    memcpy(x->wan, src->wan, sizeof *x->wan * (size_t)x->nwan);
     return 0;
 }
 
@@ -300,17 +266,13 @@ static int shape_add(coll_cache *cc, uint64_t sh, const coll_entry *x)
 {
     if (table_reserve(&cc->sr, cc->nsr, &cc->cap_sr, sizeof *cc->sr, &cc->sslot, &cc->nsslot))
         return -1;
-    shape_rec r = {sh, cc->n, malloc(sizeof *r.w * (size_t)cc->sh.nw), cc->sh.nw,
-                   malloc(sizeof *r.load_id * (size_t)(x->nloads > 0 ? x->nloads : 1))};
+    shape_rec r = {sh, cc->n, keep(cc, cc->sh.w, (size_t)cc->sh.nw, sizeof *cc->sh.w), cc->sh.nw,
+                   arena_alloc(&cc->mem, sizeof *r.load_id * (size_t)x->nloads)};
     int rc = !r.w || !r.load_id ? -1 : 0;
     for (int i = 0; i < x->nloads && rc == 0; i++)
         rc = (r.load_id[i] = coll_shape_id(&cc->sh, x->loads[i].key)) < 0;
-    if (rc) {
-        free(r.w);
-        free(r.load_id);
+    if (rc) /* its arrays stay in the arena until the cache starts over */
         return rc;
-    }
-    memcpy(r.w, cc->sh.w, sizeof *r.w * (size_t)r.nw);
     cc->bytes += sizeof r + sizeof *r.w * (size_t)r.nw + sizeof *r.load_id * (size_t)x->nloads;
     cc->sr[cc->nsr] = r;
     slot_put(cc->sslot, cc->nsslot, sh, cc->nsr++);
@@ -347,10 +309,9 @@ const coll_entry *coll_cache_get(coll_cache *cc, const topology *t, const worklo
         gt_fail(e, "out of memory");
         return NULL;
     }
-    if (found < 0 && fill(x, h, cc->key, t, w, sg, sync, &cc->pw, e))
+    if (found < 0 && fill(cc, x, h, t, w, sg, sync, e))
         return NULL;
     if (shaped == 0 && found < 0 && shape_add(cc, sh, x) < 0) {
-        entry_free(x);
         gt_fail(e, "out of memory");
         return NULL;
     }

@@ -21,6 +21,8 @@
 #include <stdint.h>
 #include "sim/models/collective.h"
 #include "sim/estimator/coll_shape.h"
+#include "sim/estimator/topo_digest.h"
+#include "sim/base/arena.h"
 
 typedef struct coll_entry {
     uint64_t hash;        /* first: the cache's table is rehashed by it */
@@ -36,10 +38,10 @@ typedef struct coll_entry {
 } coll_entry;
 
 typedef struct coll_cache {
-    /* entries are for the topology these bytes are a copy of (its sites,
-     * nodes, GPUs, WAN links, GPU types, TCP settings): any other clears them */
-    unsigned char *topo;
-    size_t topo_len;
+    /* entries are for the topology of this digest (its sites, nodes, GPUs,
+     * WAN links, GPU types, TCP settings: topo_digest.h); any other clears them */
+    topo_digest topo;
+    arena mem;            /* the entries' and shape records' arrays: emptied when it clears */
     coll_entry *v;
     int n, cap;
     int *slot;            /* open addressing over v: index + 1, 0 empty */

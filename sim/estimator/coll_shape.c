@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sim/base/grow.h"
+#include "sim/base/word_hash.h"
 #include "sim/models/collective.h"
 
 static uint64_t bits(double d)
@@ -99,13 +100,7 @@ int coll_shape_of(coll_shape *s, const topology *t, path_memo *pm, long ndense,
                 v[nw++] = bits(pe->res[x].cap);
             }
         }
-    /* a multiply per word, then the high bits folded into the low ones the
-     * cache's table indexes by (a full mix per word cost more than the
-     * shape itself) */
-    uint64_t h = 0;
-    for (int i = 0; i < nw; i++)
-        h = (h ^ v[i]) * 0x9e3779b97f4a7c15ULL;
-    s->hash = h ^ h >> 29 ^ h >> 47;
+    s->hash = word_hash(v, (size_t)nw, 0); /* four lanes: word_hash.h */
     s->nw = nw;
     return 0;
 }

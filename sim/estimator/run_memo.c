@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "sim/base/grow.h"
+#include "sim/base/word_hash.h"
 
 struct run_memo_entry {
     uint64_t hash;
@@ -19,15 +20,11 @@ static size_t align8(size_t n)
     return (n + 7) & ~(size_t)7;
 }
 
+/* int64_t and uint64_t may alias each other (signed and unsigned
+ * variants of one type), so the key is hashed as the words it is. */
 static uint64_t hash_key(const int64_t *key, size_t nkey)
 {
-    uint64_t h = 0x9e3779b97f4a7c15u ^ nkey;
-    for (size_t i = 0; i < nkey; i++) {
-        h ^= (uint64_t)key[i];
-        h *= 0xbf58476d1ce4e5b9u;
-        h ^= h >> 31;
-    }
-    return h;
+    return word_hash((const uint64_t *)(const void *)key, nkey, 0);
 }
 
 static const int64_t *key_at(const run_memo *m, const run_memo_entry *x)
