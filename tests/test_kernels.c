@@ -5,7 +5,8 @@
  * bandwidth, free launches) a layer's GEMM time is exactly the FLOPs of
  * sim/models/cost.c over peak x efficiency, split t ways by tensor parallelism;
  * the TP collectives follow the ring closed form; precisions pick their
- * peaks; a type without kernel data uses the documented fallback. */
+ * peaks; a type without kernel data uses the documented fallback; eager
+ * PyTorch's elementwise passes add their hand-counted bytes and kernels. */
 #include "testutil.h"
 
 #include <math.h>
@@ -480,6 +481,44 @@ static void test_unpad_passes_closed_form(void **state)
     assert_true(a.mem_s == c.mem_s && a.kernels == c.kernels);
 }
 
+/* Eager PyTorch's elementwise passes (job.eager), bytes counted by hand
+ * from torchtitan's Llama block at bf16 (e = 2): RMSNorm 36 bytes per
+ * element forward, 92 backward (against the fused kernel's 4 / 6); SwiGLU
+ * 10 / 18 per element of T f/t (fused: 6 / 10); RoPE 20 per element of Q and
+ * K each way; repeat_kv 2 (q + kv) e each way under GQA only. The kernel
+ * counts grow by 9 forward / 10 backward (ops), and by 2 x 7 / 2 x 13 more
+ * with the norm eager. The GEMMs and the attention kernel do not change. */
+static void test_eager_passes_by_hand(void **state)
+{
+    (void)state;
+    gpu_type g = h100();
+    job j = gpt_job(32, 4096, 14336, 2048);
+    j.model.gated_mlp = 1;
+    for (int kvh = 8; kvh <= 32; kvh += 24) {
+        j.model.kv_heads = kvh;
+        for (int tp = 1; tp <= 2; tp++)
+            for (int bwd = 0; bwd <= 1; bwd++) {
+                kern_time k[3];
+                for (int m = 0; m < 3; m++) {
+                    j.eager = (eager_kind)m;
+                    kern_layer(&j, &g, tp, 2, bwd, &k[m]);
+                    assert_true(k[m].gemm_s == k[0].gemm_s);
+                }
+                double T = 2.0 * 2048, E = T * 4096, F = T * 14336 / tp;
+                double q = E / tp, kv = T * 4096.0 * kvh / 32 / tp;
+                double glue = (q + kv) * 20 + (kvh < 32 ? 2 * (q + kv) * 2 : 0);
+                double ops = F * (bwd ? 18 - 10 : 10 - 6) + glue;
+                double norm = 2 * E * (bwd ? 92 - 6 : 36 - 4);
+                double bw = g.mem_bw * g.mem_eff;
+                assert_true(rel_diff(k[1].mem_s - k[0].mem_s, ops / bw) < 1e-9);
+                assert_true(rel_diff(k[2].mem_s - k[1].mem_s, norm / bw) < 1e-9);
+                int more = (bwd ? 10 : 9) - (kvh < 32 ? 0 : 2);
+                assert_int_equal(k[1].kernels - k[0].kernels, more);
+                assert_int_equal(k[2].kernels - k[1].kernels, bwd ? 26 : 14);
+            }
+    }
+}
+
 int main(void)
 {
     if (tu_chdir_root())
@@ -498,6 +537,7 @@ int main(void)
         cmocka_unit_test(test_ops_recompute_redoes_every_second_gemm),
         cmocka_unit_test(test_bias_gradients_closed_form),
         cmocka_unit_test(test_unpad_passes_closed_form),
+        cmocka_unit_test(test_eager_passes_by_hand),
         cmocka_unit_test(test_catalog_kernel_columns),
         cmocka_unit_test(test_catalog_k_sat_prior_keeps_tile_time),
     };

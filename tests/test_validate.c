@@ -399,6 +399,61 @@ static void test_unpad_row(void **state)
     assert_true(fabs((double)(unpad - plain) - want) <= 2 * r.layers + 2);
 }
 
+/* The optional column eager: a Llama row replays with the eager passes the
+ * value names (job.eager), shown in the row's options; an unknown value, or
+ * eager ops on a row whose block is not Llama's (GeLU MLP here), is refused
+ * naming the row and the column. */
+static void test_eager_column(void **state)
+{
+    (void)state;
+    static const char head[] =
+        "id,gpu,model,schedule,dp_shard,grad_sync,grad_dtype,recompute,precision,attention,"
+        "metric,role,skip,n_gpus,node_gpus,layers,hidden,heads,kv_heads,ffn,vocab,seq,"
+        "gated_mlp,bias,learned_pos,micro_batch,global_batch,tp,pp,dp,vp,sequence_parallel,"
+        "tp_comm_overlap,nic_gbps,grad_bucket_mb,value,measured_iteration_s,eager\n";
+    /* %d: gated_mlp */
+    static const char row_fmt[] = "T-e,h100_sxm,m,1f1b,none,after_backward,bf16,none,bf16,"
+                                  "fused,iteration_s,holdout,,1,8,2,1024,16,4,4096,32000,1024,"
+                                  "%d,0,0,1,1,1,1,1,1,0,0,3200,0,1,1,%s\n";
+    const char *vals[] = {"", "ops", "ops+norm"};
+    for (int i = 0; i < 3; i++) {
+        char text[1024], path[64];
+        char row[512];
+        snprintf(row, sizeof row, row_fmt, 1, vals[i]);
+        snprintf(text, sizeof text, "%s%s", head, row);
+        write_temp(text, path, sizeof path);
+        val_row *rows;
+        int n;
+        gt_err e;
+        assert_int_equal(val_load(path, &rows, &n, &e), 0);
+        job j;
+        val_build_job(&rows[0], &j);
+        assert_int_equal(j.eager, i == 0 ? EAGER_NONE : i == 1 ? EAGER_OPS : EAGER_OPS_NORM);
+        char words[96];
+        val_options(&rows[0], words, sizeof words);
+        assert_true((strstr(words, " eager:") != NULL) == (i > 0));
+        free(rows);
+        unlink(path);
+    }
+    const char *bad[][2] = {{"opz", "expected none, ops or ops+norm"},
+                            {"ops", "prices a Llama block"}};
+    for (int i = 0; i < 2; i++) {
+        char text[1024], path[64], row[512];
+        snprintf(row, sizeof row, row_fmt, i == 0, bad[i][0]); /* the second: GeLU */
+        snprintf(text, sizeof text, "%s%s", head, row);
+        write_temp(text, path, sizeof path);
+        val_row *rows;
+        int n;
+        gt_err e;
+        assert_int_equal(val_load(path, &rows, &n, &e), -1);
+        assert_non_null(strstr(e.msg, "T-e"));
+        assert_non_null(strstr(e.msg, "'eager'"));
+        assert_non_null(strstr(e.msg, bad[i][1]));
+        assert_non_null(strstr(e.msg, ":2:"));
+        unlink(path);
+    }
+}
+
 static void test_accumulation_row_by_hand(void **state)
 {
     (void)state;
@@ -524,6 +579,7 @@ int main(void)
         cmocka_unit_test(test_replica_reduction_keeps_ops),
         cmocka_unit_test(test_power_limit_row),
         cmocka_unit_test(test_unpad_row),
+        cmocka_unit_test(test_eager_column),
         cmocka_unit_test(test_accumulation_row_by_hand),
         cmocka_unit_test(test_replica_reduction_bounded),
     };

@@ -20,7 +20,7 @@ HEAD = ("id,source,gpu,n_gpus,node_gpus,nic_gbps,model,layers,hidden,heads,kv_he
         "vocab,seq,gated_mlp,bias,learned_pos,micro_batch,global_batch,tp,pp,dp,vp,schedule,"
         "dp_shard,grad_sync,grad_bucket_mb,grad_dtype,tp_comm_overlap,recompute,"
         "sequence_parallel,precision,attention,metric,value,measured_iteration_s,role,skip,"
-        "assumptions,power_limit_w").split(",")
+        "assumptions,power_limit_w,eager").split(",")
 
 # Llama shapes from the models' published configs (layers, hidden, heads,
 # kv heads, ffn, vocab).
@@ -46,9 +46,29 @@ GT = ("H100 of Grand Teton: 96GB HBM2e (2.4 TB/s) at the default 500 W power lim
 # The Grand Teton H100 rows: the part and the power limit their sources state.
 GT_GPU, GT_LIMIT_W = "h100_sxm_96gb", 500
 FSDP = "FSDP2: one block per bucket, overlapped, fp32 reduce"
-COMPILE = "torch.compile (not modelled: eager kernels priced)"
+COMPILE = "torch.compile (elementwise ops priced as fused kernels)"
 SAC_OP = ("selective op AC: recompute ops (torchtitan _custom_policy: every second mm "
           "and the pointwise ops redone in backward; attention output kept)")
+
+# Rows run without torch.compile, and how their RMSNorm ran, from the training
+# config of the run's own torchtitan commit (train_configs/*.toml: compile,
+# norm_type): "ops" = eager ops with the fused Triton RMSNorm (norm_type
+# fused_rmsnorm), "ops+norm" = eager RMSNorm too (norm_type rmsnorm). The
+# Dec-2024 FSDP rows: 9dec370 (the page's "Versions"), llama3_8b.toml compile
+# false, rmsnorm. The A100 rows: their figures are first published at
+# 04133643 (Apr 2024; the Llama 3 table is unchanged at 4d88a8a4), whose
+# configs say compile false, fused_rmsnorm for llama3_8b and llama2_13b,
+# rmsnorm for llama3_70b and llama2_70b. Rows not listed ran compiled (their
+# table says torch.compile) or are left fused: the 405B rows (4d88a8a4's
+# llama3_405b.toml sets compile true; the table's "None" row does not say).
+EAGER = {
+    "TTX-T1-fsdp": "ops+norm", "TTX-T3-fsdp": "ops+norm",
+    "TTX-A100-8b-op": "ops", "TTX-A100-70b-full": "ops+norm",
+    "TTX-A100-l2-13b-none": "ops", "TTX-A100-l2-13b-op": "ops",
+    "TTX-A100-l2-70b-op": "ops+norm", "TTX-A100-l2-70b-full": "ops+norm",
+}
+EAGER_NOTE = {"ops": "eager PyTorch ops, fused RMSNorm (compile false, fused_rmsnorm)",
+              "ops+norm": "eager PyTorch ops and RMSNorm (compile false, rmsnorm)"}
 
 # id, source + table row, gpu, n_gpus, nic per node, model, seq, micro_batch,
 # tp, pp, dp, recompute, precision, tp_comm_overlap, tps_per_gpu, skip, notes
@@ -148,6 +168,10 @@ def row(r):
     L, h, a, kv, f, v = MODELS[model]
     if SAC_OP in notes:
         rc = "ops"
+    eager = EAGER.get(rid, "")
+    if eager:
+        assert COMPILE not in notes
+        notes = notes + [EAGER_NOTE[eager]]
     it = mb * seq / (tps * tp * pp)
     limit = ""
     if GT in notes:
@@ -163,6 +187,7 @@ def row(r):
         "sequence_parallel": 1 if tp > 1 else 0, "precision": prec, "attention": "fused",
         "metric": "tokens_per_s_per_gpu", "value": tps, "measured_iteration_s": "%.6g" % it,
         "role": "ext", "skip": skip, "assumptions": "; ".join(notes), "power_limit_w": limit,
+        "eager": eager,
     }
 
 

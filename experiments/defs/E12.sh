@@ -186,10 +186,12 @@ EOF
     echo "replayed as the source describes them: Grand Teton's 96 GB HBM2e parts (2.4 TB/s) at their"
     echo "default 500 W power limit, which the frequency model reads as an SM clock of 1710 of 1980 MHz"
     echo "(H100 rows -29 % -> -18 % signed); the compute slowdown beside FSDP's collectives (above)"
-    echo "moves the 28 rows from 19.1 % to 18.0 % mean. What is left: the FSDP rows are compute bound in the"
-    echo "simulator (exposed communication under 2 % of the step), so the gap is compute the kernel model"
-    echo "does not see (eager PyTorch's unfused norms and elementwise passes, small-kernel overheads);"
-    echo "torch.compile is not modelled; async TP is priced as full overlap."
+    echo "moves the 28 rows from 19.1 % to 18.0 % mean; the eight rows that ran without torch.compile (their"
+    echo "commits' configs) are priced with eager PyTorch's unfused kernels (RMSNorm in fp32 where the config"
+    echo "says rmsnorm, RoPE, repeat_kv, SwiGLU), which takes them from 20.1 % to 12.5 % and the 28 rows to"
+    echo "15.8 %. What is left: the FSDP rows are compute bound in the simulator (exposed communication"
+    echo "under 2 % of the step), so the gap is compute the kernel model does not see, on the compiled rows"
+    echo "too (the eager fp32 loss, small-kernel overheads); async TP is priced as full overlap."
     echo
 
     csvq '

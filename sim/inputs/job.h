@@ -28,6 +28,13 @@ typedef enum { ATTN_DEFAULT = 0, ATTN_FLASH2, ATTN_TRITON } attn_impl_kind;
  * the others, stage by stage (sim/models/flash_attn.h, attn_fused_on);
  * ATTN_FUSED / ATTN_UNFUSED force one kernel on every GPU. */
 typedef enum { ATTN_AUTO = 0, ATTN_FUSED, ATTN_UNFUSED } attn_choice;
+/* How the layer's elementwise work runs: EAGER_NONE (default) as fused
+ * kernels (a compiled graph, or a framework's hand-fused ones); EAGER_OPS as
+ * eager PyTorch runs torchtitan's Llama block, one kernel per op (RoPE as a
+ * complex multiply in fp32, the key/value heads repeated by a copy, SwiGLU
+ * as silu then mul) with a fused RMSNorm kernel; EAGER_OPS_NORM the same
+ * with RMSNorm as its composite ops in fp32 (sim/models/kernels_eager.c). */
+typedef enum { EAGER_NONE = 0, EAGER_OPS, EAGER_OPS_NORM } eager_kind;
 
 typedef struct job {
     model_spec model;
@@ -47,6 +54,8 @@ typedef struct job {
     bool recompute_ops;     /* torchtitan's per-op selective checkpointing (validation
                                rows' recompute "ops"): every second GEMM and the
                                pointwise ops redone in backward (kernels.c) */
+    eager_kind eager;       /* elementwise work fused (default) or eager PyTorch ops
+                               (validation rows' column eager) */
     bool tp_comm_overlap;   /* Megatron-Core --tp-comm-overlap: with sequence parallelism,
                                each TP all-gather / reduce-scatter runs under its GEMM
                                (sim/models/kernels.c); off by default */

@@ -11,6 +11,7 @@
 
 #include "sim/models/attn_choice.h"
 #include "sim/models/flash_attn.h"
+#include "sim/models/kernels_eager.h"
 
 #include <math.h>
 
@@ -66,7 +67,7 @@ double kern_ring_s(const gpu_type *g, int tp, double bytes, int phases)
     return phases * one;
 }
 
-static int elem_bytes(const job *j)
+int kern_elem_bytes(const job *j)
 {
     return j->precision_bytes > 0 ? j->precision_bytes : precision_act_bytes(j->precision);
 }
@@ -81,7 +82,7 @@ static int runs_fp8(const job *j, const gpu_type *g)
 /* Bytes of a GEMM operand: fp8 GEMMs read 1-byte inputs. */
 static double gemm_bytes(const job *j, const gpu_type *g)
 {
-    return runs_fp8(j, g) ? 1.0 : elem_bytes(j);
+    return runs_fp8(j, g) ? 1.0 : kern_elem_bytes(j);
 }
 
 /* A linear layer (T x K) x (K x N): forward one GEMM; backward the data
@@ -112,7 +113,7 @@ static void linear(const job *j, const gpu_type *g, double T, double N, double K
     }
     if (runs_fp8(j, g)) {
         int casts = bwd ? 2 : 1; /* backward casts the output gradient and the input */
-        o->mem_s += casts * kern_mem_s(g, T * K * (elem_bytes(j) + 1.0));
+        o->mem_s += casts * kern_mem_s(g, T * K * (kern_elem_bytes(j) + 1.0));
         o->kernels += casts;
     }
 }
@@ -128,7 +129,7 @@ static void linear(const job *j, const gpu_type *g, double T, double N, double K
 static void unpad_passes(const job *j, const gpu_type *g, double q, double kv, int bwd,
                          kern_time *o)
 {
-    double e = elem_bytes(j);
+    double e = kern_elem_bytes(j);
     if (!bwd) {
         o->mem_s += kern_mem_s(g, (2 * (q + 2 * kv) + 3 * q) * e);
         o->kernels += 3 * (1 + 4) + 2;
@@ -141,7 +142,7 @@ static void unpad_passes(const job *j, const gpu_type *g, double q, double kv, i
 void kern_attention(const job *j, const gpu_type *g, int tp, int b, int bwd, kern_time *o)
 {
     const model_spec *m = &j->model;
-    double s = j->seq, e = elem_bytes(j), d = (double)m->hidden / m->heads;
+    double s = j->seq, e = kern_elem_bytes(j), d = (double)m->hidden / m->heads;
     double batch = (double)b * m->heads / tp; /* heads of this GPU, times sequences */
     double pk = kern_peak(g, j->precision < PREC_TF32 ? PREC_BF16 : j->precision);
     double T = (double)b * s, width = (double)m->hidden / tp;
@@ -191,7 +192,7 @@ void kern_tp_layer_traffic(const job *j, int tp, int b, int *count, double *byte
 {
     *count = tp > 1 ? 2 : 0; /* after attention and after the MLP (forward); their
                               * conjugates in backward */
-    *bytes = (double)b * j->seq * j->model.hidden * elem_bytes(j);
+    *bytes = (double)b * j->seq * j->model.hidden * kern_elem_bytes(j);
 }
 
 /* Exposed time of the layer's TP collectives. Without overlap: two
@@ -221,16 +222,29 @@ static double tp_comm_s(const job *j, const gpu_type *g, int tp, int b, const do
 /* The layer's memory-bound kernels: two norms (read x, write y; backward
  * also reads dy), two dropout + residual adds (read two, write one; backward
  * passes two) and the MLP activation on the t-th share of T x f (GeLU one
- * input, SwiGLU two). */
+ * input, SwiGLU two). Under job.eager the norms (EAGER_OPS_NORM) and SwiGLU
+ * run as eager PyTorch's separate kernels and RoPE and repeat_kv add their
+ * passes (kernels_eager.c). */
 static void pointwise(const job *j, const gpu_type *g, int tp, int b, int bwd, kern_time *o)
 {
     const model_spec *m = &j->model;
-    double T = (double)b * j->seq, e = elem_bytes(j);
+    double T = (double)b * j->seq, e = kern_elem_bytes(j);
     double E = T * m->hidden / (j->sequence_parallel ? tp : 1);
-    o->mem_s += kern_mem_s(g, E * e * (bwd ? 2 * 3 + 2 * 3 : 2 * 2 + 2 * 3));
     double F = T * m->ffn / tp;
-    o->mem_s += kern_mem_s(g, F * e * (m->gated_mlp ? (bwd ? 5 : 3) : (bwd ? 3 : 2)));
-    o->kernels += 5;
+    if (j->eager == EAGER_NONE) {
+        o->mem_s += kern_mem_s(g, E * e * (bwd ? 2 * 3 + 2 * 3 : 2 * 2 + 2 * 3));
+        o->mem_s += kern_mem_s(g, F * e * (m->gated_mlp ? (bwd ? 5 : 3) : (bwd ? 3 : 2)));
+        o->kernels += 5;
+        return;
+    }
+    /* eager: the residual adds are single kernels either way */
+    eager_pass norm = j->eager == EAGER_OPS_NORM ? eager_rmsnorm(e, bwd)
+                                                 : (eager_pass){(bwd ? 3 : 2) * e, 1};
+    eager_pass act = m->gated_mlp ? eager_swiglu(e, bwd) : (eager_pass){(bwd ? 3 : 2) * e, 1};
+    o->mem_s += kern_mem_s(g, E * (2 * norm.bytes + 2 * 3 * e));
+    o->mem_s += kern_mem_s(g, F * act.bytes);
+    o->kernels += 2 * norm.kernels + 2 + act.kernels;
+    eager_attention_glue(j, g, tp, b, o); /* same bytes both ways */
 }
 
 /* Bias gradients (models with biased linear layers): the backward sums each
@@ -251,7 +265,7 @@ static void bias_grads(const job *j, const gpu_type *g, int tp, int b, kern_time
     const model_spec *m = &j->model;
     if (!m->bias || runs_fp8(j, g))
         return;
-    double T = (double)b * j->seq, h = m->hidden, e = elem_bytes(j);
+    double T = (double)b * j->seq, h = m->hidden, e = kern_elem_bytes(j);
     double kv = (double)m->kv_heads * h / m->heads;
     double col = T * ((h + 2 * kv) + (m->gated_mlp ? 2 : 1) * m->ffn) / tp;
     double row = 2 * T * h / (j->sequence_parallel ? tp : 1);
@@ -308,7 +322,7 @@ static void ops_recompute(const job *j, const gpu_type *g, int tp, int b, kern_t
 void kern_embedding(const job *j, const gpu_type *g, int tp, int b, int bwd, kern_time *o)
 {
     const model_spec *m = &j->model;
-    double E = (double)b * j->seq * m->hidden, e = elem_bytes(j);
+    double E = (double)b * j->seq * m->hidden, e = kern_elem_bytes(j);
     *o = (kern_time){0};
     /* lookup (read the rows, write the output; + the learned positions);
      * backward scatter-adds the gradient into the table */
@@ -322,7 +336,7 @@ void kern_embedding(const job *j, const gpu_type *g, int tp, int b, int bwd, ker
 void kern_head(const job *j, const gpu_type *g, int tp, int b, int bwd, kern_time *o)
 {
     const model_spec *m = &j->model;
-    double T = (double)b * j->seq, h = m->hidden, e = elem_bytes(j);
+    double T = (double)b * j->seq, h = m->hidden, e = kern_elem_bytes(j);
     double V = (double)m->vocab / tp;
     *o = (kern_time){0};
     linear(j, g, T, V, h, bwd, o);

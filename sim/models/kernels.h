@@ -31,6 +31,9 @@ typedef struct kern_time {
 
 /* 1 when the type carries the kernel-model columns. */
 int kern_has_model(const gpu_type *g);
+/* Bytes of an activation element of the job (its precision's, or the job's
+ * precision_bytes where given). */
+int kern_elem_bytes(const job *j);
 /* Dense tensor peak of the GEMMs under precision p (FLOP/s): bf16/fp16 the
  * 16-bit peak; fp8 the fp8 peak (the 16-bit one where the GPU has no fp8:
  * frameworks fall back to bf16); tf32 the TF32 peak (FP32 without TF32). */

@@ -80,8 +80,10 @@ static int check_layout(const csv_reader *c, const val_row *r, gt_err *e)
 }
 
 /* One row; numeric fields may be empty on skipped rows (then 0). */
+static int read_eager(csv_reader *c, int col, int need, val_row *r, gt_err *e);
+
 static int read_row(csv_reader *c, const int *sc, const int *ic, const int *dc, int pl,
-                    val_row *r, gt_err *e)
+                    int eg, val_row *r, gt_err *e)
 {
     memset(r, 0, sizeof *r);
     for (int i = 0; i < NSTR; i++) {
@@ -106,6 +108,8 @@ static int read_row(csv_reader *c, const int *sc, const int *ic, const int *dc, 
             return -1;
     if (pl >= 0 && csv_double(c, pl, 0, 1e5, 1, 0, &r->power_limit_w, e))
         return -1;
+    if (eg >= 0 && read_eager(c, eg, need, r, e))
+        return -1;
     snprintf(r->source_key, sizeof r->source_key, "%.*s", (int)strcspn(r->id, "-"), r->id);
     if (need && check_layout(c, r, e))
         return -1;
@@ -119,6 +123,23 @@ static int read_row(csv_reader *c, const int *sc, const int *ic, const int *dc, 
         strcmp(r->recompute, "full") && strcmp(r->recompute, "ops"))
         return gt_fail(e, "%s:%d: row %s: column 'recompute': expected none, selective, full or "
                           "ops, got '%s'", c->path, c->line, r->id, r->recompute);
+    return 0;
+}
+
+/* The optional column eager: none (or empty), ops or ops+norm; the eager
+ * passes are torchtitan's Llama block (kernels_eager.c), so a replayed row
+ * that sets it must have that block's shape: gated MLP, no biases, rotary
+ * positions. */
+static int read_eager(csv_reader *c, int col, int need, val_row *r, gt_err *e)
+{
+    const char *v = csv_get(c, col);
+    if (strcmp(v, "") && strcmp(v, "none") && strcmp(v, "ops") && strcmp(v, "ops+norm"))
+        return gt_fail(e, "%s:%d: row %s: column 'eager': expected none, ops or ops+norm (or "
+                          "empty), got '%.40s'", c->path, c->line, r->id, v);
+    snprintf(r->eager, sizeof r->eager, "%s", v);
+    if (need && !strncmp(v, "ops", 3) && (!r->gated_mlp || r->bias || r->learned_pos))
+        return gt_fail(e, "%s:%d: row %s: column 'eager': '%s' prices a Llama block (expected "
+                          "gated_mlp 1, bias 0, learned_pos 0)", c->path, c->line, r->id, v);
     return 0;
 }
 
@@ -140,6 +161,7 @@ int val_load(const char *path, val_row **rows, int *n, gt_err *e)
         if ((dc[i] = csv_col(&c, DBL_COLS[i], 1, e)) < 0)
             goto fail;
     int pl = csv_col(&c, "power_limit_w", 0, NULL); /* optional */
+    int eg = csv_col(&c, "eager", 0, NULL);         /* optional */
     size_t cap = 0;
     int got;
     while ((got = csv_next(&c, e)) == 1) {
@@ -147,7 +169,7 @@ int val_load(const char *path, val_row **rows, int *n, gt_err *e)
             gt_fail(e, "%s: out of memory", path);
             goto fail;
         }
-        if (read_row(&c, sc, ic, dc, pl, &(*rows)[*n], e))
+        if (read_row(&c, sc, ic, dc, pl, eg, &(*rows)[*n], e))
             goto fail;
         ++*n;
     }
@@ -246,8 +268,11 @@ void val_options(const val_row *r, char *buf, size_t cap)
     char pl[24] = "";
     if (r->power_limit_w > 0)
         snprintf(pl, sizeof pl, " limit:%.4gW", r->power_limit_w);
-    snprintf(buf, cap, "%s %s acc:%d grad:%s%s%s", r->dp_shard, sync, row_accumulation(r),
-             r->grad_dtype, r->tp_comm_overlap ? " tp-overlap" : "", pl);
+    char eg[20] = "";
+    if (!strncmp(r->eager, "ops", 3))
+        snprintf(eg, sizeof eg, " eager:%s", r->eager);
+    snprintf(buf, cap, "%s %s acc:%d grad:%s%s%s%s", r->dp_shard, sync, row_accumulation(r),
+             r->grad_dtype, r->tp_comm_overlap ? " tp-overlap" : "", pl, eg);
 }
 
 /* A run under a power limit: the driver holds the SM clock at f (the
@@ -326,6 +351,9 @@ void val_build_job(const val_row *r, job *j)
                                                        : ATTN_DEFAULT;
     j->sequence_parallel = r->sequence_parallel != 0;
     j->tp_comm_overlap = r->tp_comm_overlap != 0;
+    j->eager = !strcmp(r->eager, "ops")        ? EAGER_OPS
+               : !strcmp(r->eager, "ops+norm") ? EAGER_OPS_NORM
+                                               : EAGER_NONE;
 }
 
 int val_build(const val_row *r, const gpu_catalog *cat, double k_sat, int replicas,

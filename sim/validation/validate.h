@@ -41,6 +41,10 @@ typedef struct val_row {
      * the replay runs the GEMMs at the clock the limit holds the GPU at
      * (freq_clock_at_limit), peaks x f / f_max */
     double power_limit_w;
+    /* How the run's elementwise ops ran (optional column eager): "" or none =
+     * fused (compiled, or fused kernels), ops = eager PyTorch ops with a fused
+     * RMSNorm kernel, ops+norm = RMSNorm eager too (job.eager, kernels_eager.c) */
+    char eager[12];
 } val_row;
 
 /* Read the whole file; *rows malloc'd. Errors name file:line and column. */
