@@ -447,6 +447,11 @@ static int estimate_points(exact_space *sp, const long *pts, int n, workspace *w
         int r = sp->pts[p->pt].res[p->sync], th = omp_get_thread_num();
         estimate_pair(sp, *p, &ws->gs[th], ws->used[th], &sp->res[r], &sp->res_ok[r]);
     }
+    /* an estimate that ran out of memory (-2, enc_estimate) is an error, not an
+     * infeasible plan: skipping it could skip the optimum */
+    for (int k = 0; k < nt; k++)
+        if (sp->res_ok[sp->pts[q[todo[k]].pt].res[q[todo[k]].sync]] == -2)
+            return -1;
     *fresh += nt;
     return nq;
 }
