@@ -28,6 +28,7 @@ typedef struct dfs {
     exact_terms t;
     int S, D;
     int *grp, *cell, *gpus, *grid, *left, *fresh, *room, *used; /* per cell; group; node class */
+    int *lab;              /* per cell: its node's number within its group (first use) */
     double *rx, *rv;       /* per cell: its row's transfers and fastest GPU so far */
     double *rc, *rcm;      /* per cell: its row's summed and least grain_c so far */
     double *gc;            /* per group: its type's grain_c (exact_grain.c) */
@@ -285,11 +286,14 @@ static double partial_sync(dfs *d, int rows)
                                          d->lload));
 }
 
-/* Cell by cell, row-major. Rows are sorted by their groups (each row's
- * group sequence >= the previous one's), and within a group the nodes are
- * numbered by first use (a new node is always the group's next unused one):
- * every placement up to permutations of rows and of identical nodes is
- * generated at least once. A row whose bound reaches the threshold cuts the
+/* Cell by cell, row-major. Rows are sorted by their cells' (group, node
+ * number) sequences (each row's >= the previous one's), and within a group
+ * the nodes are numbered by first use (a new node is always the group's
+ * next unused one): every placement up to permutations of rows and of
+ * identical nodes is generated at least once, since the least of its
+ * images (over row orders and renumberings, its cells' pairs read
+ * row-major) has both properties (renumbering by first use, or swapping
+ * two rows out of order, would give a lesser one). A row whose bound reaches the threshold cuts the
  * branch: the bound only grows with more rows. */
 static int dfs_cell(dfs *d, int at, bool tight)
 {
@@ -306,12 +310,15 @@ static int dfs_cell(dfs *d, int at, bool tight)
     for (int g = lo; g < sp->ngroup; g++) {
         if (!d->left[g])
             continue;
-        bool t2 = tight && g == d->grp[at - S];
+        bool tg = tight && g == d->grp[at - S];
         int nfresh = d->fresh[g];
-        for (int i = 0; i <= nfresh && i < sp->gcount[g]; i++) {
+        /* rows in order of their cells' (group, node number) too: see dfs_cell */
+        for (int i = tg ? d->lab[at - S] : 0; i <= nfresh && i < sp->gcount[g]; i++) {
             int c = sp->gnode[sp->gfirst[g] + i];
+            bool t2 = tg && i == d->lab[at - S];
             if (!d->room[c])
                 continue;
+            d->lab[at] = i;
             cell_take(d, at, c);
             d->left[g]--;
             d->left_c -= d->gc[g];
@@ -366,7 +373,7 @@ int exact_expand(exact_space *sp, int s, const xprune *x, int **out, long *n, lo
     const xsel *q = &sp->sel[s];
     dfs d = {.sp = sp, .x = x, .S = q->S, .D = q->D, .out = out, .n = n, .cap = cap};
     int N = pr->N, G = sp->ngroup, C = pr->nclass;
-    int *buf = malloc(sizeof(int) * (size_t)(4 * N + 2 * G + 3 * C));
+    int *buf = malloc(sizeof(int) * (size_t)(5 * N + 2 * G + 3 * C));
     double *rbuf = malloc(sizeof(double) * (size_t)(4 * N + 2 * pr->t->nsites + 6 * q->D + G));
     int *kbuf = malloc(sizeof(int) * (size_t)pr->t->nsites);
     uint64_t *lw = malloc(sizeof *lw * (size_t)(2 * pr->L));
@@ -399,6 +406,7 @@ int exact_expand(exact_space *sp, int s, const xprune *x, int **out, long *n, lo
     d.room = d.fresh + G;
     d.used = d.room + C;
     d.touch = d.used + C;
+    d.lab = d.touch + C;
     memcpy(d.left, &sp->sel_cnt[q->off], sizeof(int) * (size_t)G);
     memset(d.fresh, 0, sizeof(int) * (size_t)G);
     memcpy(d.room, pr->class_size, sizeof(int) * (size_t)C);
