@@ -242,6 +242,21 @@ static double dfs_ready(const dfs *d)
     return exact_max(d->trows, d->sp->seq_f * j->batch / d->t.speed);
 }
 
+/* The least over microbatch sizes of the grid's unit bound (exact_unit.c),
+ * each cut by the threshold: every plan of the placement is one of its
+ * units, so its time is at least that. A size whose bound is cut gives a
+ * value still at or above the threshold (exact_unit_bound_cut), so the
+ * least is the exact one whenever it lies below the threshold (a stored
+ * placement's key does not depend on the window), and at or above it
+ * otherwise (a cut, whose key stays a bound of the placement's). */
+static double leaf_units(const dfs *d)
+{
+    double least = INFINITY;
+    for (int bi = 0; bi < d->sp->pr->nb; bi++)
+        least = exact_min(least, exact_grid_bound_cut(d->sp, d->S, d->D, d->grid, bi, d->x).time_s);
+    return least;
+}
+
 /* A full placement: its bound with the rows and the data-parallel sync
  * (exact_sync.c), stored unless that bound reaches the threshold. */
 static int dfs_store(dfs *d)
@@ -252,6 +267,10 @@ static int dfs_store(dfs *d)
     T = fmax(T, exact_nic_rows(d->sp, d->S, d->D, d->D, d->grid, NULL, NULL, d->one_site, d->touch));
     T = fmax(T, exact_nic_layers(d->sp, d->S, d->D, d->D, d->grid, d->one_site, d->lw, d->lload));
     obj_metrics lb = exact_bound_from(d->sp, &d->t, d->S, T);
+    if (dfs_cut(d, &lb))
+        return 0;
+    T = fmax(T, leaf_units(d));
+    lb = exact_bound_from(d->sp, &d->t, d->S, T);
     if (dfs_cut(d, &lb))
         return 0;
     if (exact_key(d->x, &lb) < d->x->lo)

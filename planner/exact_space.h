@@ -295,6 +295,10 @@ obj_metrics exact_unit_bound(const exact_space *sp, int p, int bi);
 obj_metrics exact_unit_bound_cut(const exact_space *sp, int p, int bi, const xprune *cut);
 /* The same for any S x D grid of GPUs (row-major ids). */
 obj_metrics exact_grid_bound(const exact_space *sp, int S, int D, const int *gpus, int bi);
+/* The same, or once its rows' round trips and FLOPs alone are cut by `cut`
+ * (NULL: never), that weaker bound (then cut too). */
+obj_metrics exact_grid_bound_cut(const exact_space *sp, int S, int D, const int *gpus, int bi,
+                                 const xprune *cut);
 /* The bound of a pipeline by layer granularity and memory (exact_rows.c). */
 /* Per microbatch size and type, the most layers one stage can hold
  * (layer_cap); -1 out of memory. */

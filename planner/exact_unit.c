@@ -130,6 +130,12 @@ obj_metrics exact_grid_bound(const exact_space *sp, int S, int D, const int *gpu
     return grid_bound(sp, S, D, gpus, bi, NULL);
 }
 
+obj_metrics exact_grid_bound_cut(const exact_space *sp, int S, int D, const int *gpus, int bi,
+                                 const xprune *cut)
+{
+    return grid_bound(sp, S, D, gpus, bi, cut);
+}
+
 obj_metrics exact_unit_bound_cut(const exact_space *sp, int p, int bi, const xprune *cut)
 {
     const enc_problem *pr = sp->pr;
