@@ -272,7 +272,7 @@ double enc_traffic_floor(const enc_problem *pr, const genome *g)
     if (!mem || traffic_alloc(&tr, g, pr->L)) {
         traffic_free(&tr);
         free(mem);
-        return 0;
+        return -1; /* out of memory: no floor (0 would pass for one, below bounds of it) */
     }
     double act = cost_activation_bytes(pr->j, pr->bval[g->bi]);
     double phases = g->sched == SCHED_GPIPE ? gpipe_phases_s(&tr, g, act) : 0;
@@ -313,6 +313,9 @@ int enc_estimate(const enc_problem *pr, const genome *g, obj_metrics *m)
         return -1;
     *m = obj_from_estimate(&s);
     double floor_s = enc_traffic_floor(pr, g);
+    if (floor_s < 0)
+        return -2; /* out of memory: an estimate without its floor is no estimate (the
+                    * exact referee's NIC-load bounds are bounds of the floor) */
     if (floor_s > m->time_s) {
         double dt = floor_s - m->time_s;
         for (int x = 0; x < g->S * g->D; x++) {

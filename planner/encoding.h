@@ -152,10 +152,12 @@ int enc_to_plan(const enc_problem *pr, const genome *g, const char *planner,
  * iteration end before its busiest resource has carried its bytes, so this
  * is a lower bound of the simulator that the contention-free estimator
  * misses (it sees every transfer alone); energy, carbon and cost grow by the
- * selected GPUs' idle power over the extra time. Returns 1 (feasible) or -1
- * (the estimator refused the plan). */
+ * selected GPUs' idle power over the extra time. Returns 1 (feasible), -1
+ * (the estimator refused the plan) or -2 (out of memory for the floor). */
 int enc_estimate(const enc_problem *pr, const genome *g, obj_metrics *m);
-/* The traffic floor alone (seconds). */
+/* The traffic floor alone (seconds); -1 when out of memory (then
+ * enc_estimate fails too: an estimate without its floor could fall below
+ * the exact referee's NIC-load bounds, exact_nic.c). */
 double enc_traffic_floor(const enc_problem *pr, const genome *g);
 
 /* Lower bounds of the estimator's metrics for a decoded genome: iteration

@@ -2,7 +2,8 @@
  * exact_space.h), generated on demand modulo symmetry: cell by cell, rows
  * sorted by their groups, nodes of a group numbered by first use, each
  * branch cut as soon as the bound of its rows (one cell ahead, the last
- * row's entries, the rows' sync) reaches the search's threshold; the keys
+ * row's entries, layer granularity of the rows so far and to come, the
+ * rows' sync) reaches the search's threshold; the keys
  * of that pruning, and the work cap of the walk. */
 #include <math.h>
 #include <stdlib.h>
@@ -27,7 +28,12 @@ typedef struct dfs {
     exact_terms t;
     int S, D;
     int *grp, *cell, *gpus, *grid, *left, *fresh, *room, *used; /* per cell; group; node class */
+    int *lab;              /* per cell: its node's number within its group (first use) */
     double *rx, *rv;       /* per cell: its row's transfers and fastest GPU so far */
+    double *rc, *rcm;      /* per cell: its row's summed and least grain_c so far */
+    double *gc;            /* per group: its type's grain_c (exact_grain.c) */
+    double left_c;         /* the summed grain_c of the GPUs left */
+    double csel;           /* the least grain_c of the selection's types */
     double *vsite;         /* per site: the fastest GPU left there, then the least
                             * enter_n (partial_row) */
     int *ksite;            /* per site: nodes the last row still enters */
@@ -62,11 +68,16 @@ static void cell_take(dfs *d, int at, int c)
     int g = pr->class_first[c] + pr->class_size[c] - d->room[c], k = at % d->S;
     d->grid[at] = g;
     d->gpus[k] = g;
+    double cg = d->gc[sp->group_of[c]];
     if (k == 0) {
         d->rx[at] = 0;
         d->rv[at] = exact_gspeed(sp, g);
+        d->rc[at] = cg;
+        d->rcm[at] = cg;
         return;
     }
+    d->rc[at] = d->rc[at - 1] + cg;
+    d->rcm[at] = exact_min(d->rcm[at - 1], cg);
     int p = d->grid[at - 1];
     d->rx[at] = d->rx[at - 1] + 1e-9 * (double)(exact_xfer_ns(sp, 0, p, g) +
                                                  exact_xfer_ns(sp, 0, g, p));
@@ -129,6 +140,31 @@ static double last_row_entries(const dfs *d, int last)
             sum += sp->enter_s[x] + (k[x] - 1) * least[x];
     }
     return sum;
+}
+
+/* The layer-granularity bounds (exact_grain.c) once cell `at` is taken:
+ * of its row (with the transfers so far; its cells to come at the least
+ * grain_c of a type left), in *own; and of the rows still to fill, which
+ * hold the current row's cells (or, once it is full, only the GPUs left)
+ * and every GPU left, so that one of them holds at least the average of
+ * their grain_c sums, returned (0 when no row is left). */
+static double grain_rows(const dfs *d, int at, bool full, double *own)
+{
+    const exact_space *sp = d->sp;
+    int S = d->S, L = sp->pr->L, k = at % S + 1, r = at / S;
+    if (full) {
+        *own = exact_grain_split(d->rc[at], d->rcm[at], S, L) + d->rx[at];
+        int rest = d->D - r - 1;
+        return rest > 0 ? exact_grain_split(d->left_c / rest, d->csel, S, L) : 0;
+    }
+    double cav = INFINITY; /* the least grain_c of a type with GPUs left */
+    for (int g = 0; g < sp->ngroup; g++)
+        if (d->left[g])
+            cav = exact_min(cav, d->gc[g]);
+    *own = isfinite(cav) ? d->rc[at] + (S - k) * cav + (L - S) * exact_min(d->rcm[at], cav) +
+                               d->rx[at]
+                         : 0; /* nothing left: the other bounds see there is no completion */
+    return exact_grain_split((d->rc[at] + d->left_c) / (d->D - r), d->csel, S, L);
 }
 
 /* The bound of a partial row ending at cell `at` on GPU `last`, one cell
@@ -206,6 +242,21 @@ static double dfs_ready(const dfs *d)
     return exact_max(d->trows, d->sp->seq_f * j->batch / d->t.speed);
 }
 
+/* The least over microbatch sizes of the grid's unit bound (exact_unit.c),
+ * each cut by the threshold: every plan of the placement is one of its
+ * units, so its time is at least that. A size whose bound is cut gives a
+ * value still at or above the threshold (exact_unit_bound_cut), so the
+ * least is the exact one whenever it lies below the threshold (a stored
+ * placement's key does not depend on the window), and at or above it
+ * otherwise (a cut, whose key stays a bound of the placement's). */
+static double leaf_units(const dfs *d)
+{
+    double least = INFINITY;
+    for (int bi = 0; bi < d->sp->pr->nb; bi++)
+        least = exact_min(least, exact_grid_bound_cut(d->sp, d->S, d->D, d->grid, bi, d->x).time_s);
+    return least;
+}
+
 /* A full placement: its bound with the rows and the data-parallel sync
  * (exact_sync.c), stored unless that bound reaches the threshold. */
 static int dfs_store(dfs *d)
@@ -216,6 +267,10 @@ static int dfs_store(dfs *d)
     T = fmax(T, exact_nic_rows(d->sp, d->S, d->D, d->D, d->grid, NULL, NULL, d->one_site, d->touch));
     T = fmax(T, exact_nic_layers(d->sp, d->S, d->D, d->D, d->grid, d->one_site, d->lw, d->lload));
     obj_metrics lb = exact_bound_from(d->sp, &d->t, d->S, T);
+    if (dfs_cut(d, &lb))
+        return 0;
+    T = fmax(T, leaf_units(d));
+    lb = exact_bound_from(d->sp, &d->t, d->S, T);
     if (dfs_cut(d, &lb))
         return 0;
     if (exact_key(d->x, &lb) < d->x->lo)
@@ -250,11 +305,14 @@ static double partial_sync(dfs *d, int rows)
                                          d->lload));
 }
 
-/* Cell by cell, row-major. Rows are sorted by their groups (each row's
- * group sequence >= the previous one's), and within a group the nodes are
- * numbered by first use (a new node is always the group's next unused one):
- * every placement up to permutations of rows and of identical nodes is
- * generated at least once. A row whose bound reaches the threshold cuts the
+/* Cell by cell, row-major. Rows are sorted by their cells' (group, node
+ * number) sequences (each row's >= the previous one's), and within a group
+ * the nodes are numbered by first use (a new node is always the group's
+ * next unused one): every placement up to permutations of rows and of
+ * identical nodes is generated at least once, since the least of its
+ * images (over row orders and renumberings, its cells' pairs read
+ * row-major) has both properties (renumbering by first use, or swapping
+ * two rows out of order, would give a lesser one). A row whose bound reaches the threshold cuts the
  * branch: the bound only grows with more rows. */
 static int dfs_cell(dfs *d, int at, bool tight)
 {
@@ -271,14 +329,18 @@ static int dfs_cell(dfs *d, int at, bool tight)
     for (int g = lo; g < sp->ngroup; g++) {
         if (!d->left[g])
             continue;
-        bool t2 = tight && g == d->grp[at - S];
+        bool tg = tight && g == d->grp[at - S];
         int nfresh = d->fresh[g];
-        for (int i = 0; i <= nfresh && i < sp->gcount[g]; i++) {
+        /* rows in order of their cells' (group, node number) too: see dfs_cell */
+        for (int i = tg ? d->lab[at - S] : 0; i <= nfresh && i < sp->gcount[g]; i++) {
             int c = sp->gnode[sp->gfirst[g] + i];
+            bool t2 = tg && i == d->lab[at - S];
             if (!d->room[c])
                 continue;
+            d->lab[at] = i;
             cell_take(d, at, c);
             d->left[g]--;
+            d->left_c -= d->gc[g];
             d->room[c]--;
             d->grp[at] = g;
             d->cell[at] = c;
@@ -292,14 +354,17 @@ static int dfs_cell(dfs *d, int at, bool tight)
             double tr = full ? row_time(d, at, 0) : partial_row(d, at, d->gpus[at % S]);
             if (full) /* the decoder's cuts of the row (exact_cut.c) */
                 tr = exact_max(tr, exact_cut_trip(sp, S, d->D, d->gpus, -1) + d->rx[at]);
+            double own, rest = grain_rows(d, at, full, &own);
+            tr = exact_max(tr, own);
             if (full)
                 d->trows = exact_max(d->trows, tr);
-            obj_metrics lb = exact_bound_from(sp, &d->t, S, exact_max(exact_max(d->trows, tr), d->tsync));
+            double floor = exact_max(d->tsync, rest);
+            obj_metrics lb = exact_bound_from(sp, &d->t, S, exact_max(exact_max(d->trows, tr), floor));
             /* the sync bound only raises lb: needed unless lb is cut already
              * and its key cannot lower the least key cut (dfs_cut) */
             if (full && !(exact_pruned(d->x, &lb) && !(exact_key(d->x, &lb) < d->next))) {
                 d->tsync = exact_max(d->tsync, partial_sync(d, (at + 1) / S));
-                lb = exact_bound_from(sp, &d->t, S, exact_max(d->trows, d->tsync));
+                lb = exact_bound_from(sp, &d->t, S, exact_max(d->trows, exact_max(d->tsync, rest)));
             }
             rc = dfs_cut(d, &lb);
             if (!rc)
@@ -312,6 +377,7 @@ static int dfs_cell(dfs *d, int at, bool tight)
                 d->fresh[g]--;
             d->room[c]++;
             d->left[g]++;
+            d->left_c += d->gc[g];
             if (rc)
                 return rc;
         }
@@ -326,8 +392,8 @@ int exact_expand(exact_space *sp, int s, const xprune *x, int **out, long *n, lo
     const xsel *q = &sp->sel[s];
     dfs d = {.sp = sp, .x = x, .S = q->S, .D = q->D, .out = out, .n = n, .cap = cap};
     int N = pr->N, G = sp->ngroup, C = pr->nclass;
-    int *buf = malloc(sizeof(int) * (size_t)(4 * N + 2 * G + 3 * C));
-    double *rbuf = malloc(sizeof(double) * (size_t)(2 * N + 2 * pr->t->nsites + 6 * q->D));
+    int *buf = malloc(sizeof(int) * (size_t)(5 * N + 2 * G + 3 * C));
+    double *rbuf = malloc(sizeof(double) * (size_t)(4 * N + 2 * pr->t->nsites + 6 * q->D + G));
     int *kbuf = malloc(sizeof(int) * (size_t)pr->t->nsites);
     uint64_t *lw = malloc(sizeof *lw * (size_t)(2 * pr->L));
     double *lload = malloc(sizeof *lload * (size_t)C);
@@ -347,6 +413,9 @@ int exact_expand(exact_space *sp, int s, const xprune *x, int **out, long *n, lo
     d.vsite = rbuf + 2 * N;
     d.clat = d.vsite + 2 * pr->t->nsites;
     d.crate = d.clat + 3 * q->D;
+    d.rc = d.crate + 3 * q->D;
+    d.rcm = d.rc + N;
+    d.gc = d.rcm + N;
     d.grp = buf;
     d.cell = buf + N;
     d.gpus = buf + 2 * N;
@@ -356,10 +425,19 @@ int exact_expand(exact_space *sp, int s, const xprune *x, int **out, long *n, lo
     d.room = d.fresh + G;
     d.used = d.room + C;
     d.touch = d.used + C;
+    d.lab = d.touch + C;
     memcpy(d.left, &sp->sel_cnt[q->off], sizeof(int) * (size_t)G);
     memset(d.fresh, 0, sizeof(int) * (size_t)G);
     memcpy(d.room, pr->class_size, sizeof(int) * (size_t)C);
     exact_sel_terms(sp, d.left, &d.t);
+    d.left_c = 0;
+    d.csel = INFINITY;
+    for (int g = 0; g < G; g++) {
+        d.gc[g] = exact_grain_of(sp, exact_group_gpu(sp, g), -1);
+        d.left_c += d.left[g] * d.gc[g];
+        if (d.left[g])
+            d.csel = exact_min(d.csel, d.gc[g]);
+    }
     /* the selection's own bound holds for each of its placements: a floor
      * (its rows' part also for the sync bounds' ready) */
     d.trows = q->ready;

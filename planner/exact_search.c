@@ -447,6 +447,11 @@ static int estimate_points(exact_space *sp, const long *pts, int n, workspace *w
         int r = sp->pts[p->pt].res[p->sync], th = omp_get_thread_num();
         estimate_pair(sp, *p, &ws->gs[th], ws->used[th], &sp->res[r], &sp->res_ok[r]);
     }
+    /* an estimate that ran out of memory (-2, enc_estimate) is an error, not an
+     * infeasible plan: skipping it could skip the optimum */
+    for (int k = 0; k < nt; k++)
+        if (sp->res_ok[sp->pts[q[todo[k]].pt].res[q[todo[k]].sync]] == -2)
+            return -1;
     *fresh += nt;
     return nq;
 }
@@ -556,6 +561,7 @@ void exact_result_free(exact_result *r)
 
 typedef struct sim_best {
     enc_final f;
+    double fit;       /* the best plan's estimated value (ties of the replay) */
     bool have;
     int replayed;
     int above;        /* replayed plans whose estimate exceeded the replay */
@@ -574,13 +580,16 @@ static void offer_sim(const exact_space *sp, const genome *g, const objective *s
     /* the proof needs estimate <= replay (g->fit is the estimate's value) */
     if (g->fit > v * (1 + 1e-9) + 1e-12)
         b->above++;
-    if (b->have && !(v < b->f.value)) {
+    /* equal replays: the lower estimate, so that which of them wins does not
+     * depend on the order the bounds replay them in */
+    if (b->have && !(v < b->f.value || (v == b->f.value && g->fit < b->fit))) {
         plan_free(&p);
         return;
     }
     if (b->have)
         plan_free(&b->f.p);
     b->f = (enc_final){p, g->est, sim, v, 0, 0};
+    b->fit = g->fit;
     b->have = true;
 }
 

@@ -19,8 +19,14 @@
  *     So every row's bound is at least the one of the selection's S
  *     fastest GPUs, fastest first. Some row passes ceil(M / D) of the M
  *     microbatches (the table is non-decreasing in m). A row's round trip is at least
- *     a microbatch on the fastest GPU plus S - 1 of the least round trips
- *     between two selected GPUs, its last stage at least the least time per
+ *     a microbatch on the fastest GPU or by layer granularity on the S
+ *     least per-layer times (exact_grain.c), plus S - 1 of the least round
+ *     trips between two selected GPUs; and the rows hold every selected
+ *     GPU, so one of them holds at least 1/D of the selection's summed
+ *     per-layer times, and its granularity bound (that share plus L - S
+ *     layers at the least) raises that row's round trip (exact_rows_fill
+ *     is symmetric in its rows and grows with each one's round trip, so it
+ *     may be row 0); its last stage at least the least time per
  *     layer of a selected type, and its bottleneck (exact_rows.c) at least
  *     that of the S least per-layer times under the largest layer cap of a
  *     selected type (the bottleneck falls with either); exact_rows_fill
@@ -126,7 +132,7 @@ static double rows_bound(const exact_space *sp, int S, int D, const int *cnt, in
 {
     const enc_problem *pr = sp->pr;
     int M = pr->mtot[bi];
-    sel_sorted(sp, cnt, bi, v, c);
+    int n = sel_sorted(sp, cnt, bi, v, c); /* S x D GPUs */
     exact_fill_table(v, NULL, S, M, sp->mb_flops[bi], lb);
     double T = lb[(M + D - 1) / D - 1];
     int capmax = 0;
@@ -146,9 +152,19 @@ static double rows_bound(const exact_space *sp, int S, int D, const int *cnt, in
         caps[k] = capmax;
     double bn = exact_least_bottleneck(c, caps, S, pr->L);
     double hop = S > 1 ? least_trip(sp, cnt, bi, 0) : 0;
-    double rt = pr->bval[bi] * sp->seq_f / v[0] + (S - 1) * (isfinite(hop) ? hop : 0);
+    /* one microbatch through a row: on the fastest GPU, or by layer
+     * granularity (exact_grain.c) on the S least per-layer times; and one
+     * row holds at least 1/D of the selection's summed per-layer times */
+    double sum_s = 0, sum_all = 0;
+    for (int k = 0; k < n; k++) {
+        sum_s += k < S ? c[k] : 0;
+        sum_all += c[k];
+    }
+    double xs = (S - 1) * (isfinite(hop) ? hop : 0);
+    double rt = exact_max(pr->bval[bi] * sp->seq_f / v[0], exact_grain_split(sum_s, c[0], S, pr->L)) + xs;
+    double rt_slow = exact_max(rt, exact_grain_split(sum_all / D, c[0], S, pr->L) + xs);
     for (int r = 0; r < D; r++) {
-        row[r] = rt;
+        row[r] = r == 0 ? rt_slow : rt; /* (exact_rows_fill is symmetric in its rows) */
         row[D + r] = c[0];
         row[2 * D + r] = bn;
     }

@@ -291,8 +291,9 @@ int exact_enumerate(const enc_problem *pr, double limit_s, int threads, exact_sp
         sp->deadline = exact_now_s() + limit_s;
     else
         sp->max_visits = (long)(EXACT_REF_VISITS_PER_S * EXACT_DEFAULT_LIMIT_S);
-    int rc = make_groups(sp) || exact_layer_times(sp) || exact_rows_init(sp) || exact_sync_init(sp) ||
-                     exact_sel_init(sp) || exact_cut_init(sp)
+    int rc = make_groups(sp) || exact_layer_times(sp) || exact_grain_init(sp) ||
+                     exact_rows_init(sp) || exact_sync_init(sp) || exact_sel_init(sp) ||
+                     exact_cut_init(sp)
                  ? -1
                  : make_selections(sp);
     if (!rc && !(sp->seen = calloc((size_t)sp->nsel + 1, 1)))
@@ -322,6 +323,7 @@ void exact_space_free(exact_space *s)
     free(s->sel_cnt);
     free(s->hash);
     free(s->layer_s);
+    free(s->grain_c);
     free(s->layer_cap);
     free(s->type_speed);
     free(s->mb_flops);

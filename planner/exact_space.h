@@ -98,6 +98,7 @@ struct exact_space {
     double *layer_s;        /* [bi * ntypes + type]: least s per layer of any stage */
     int *layer_cap;         /* [bi * ntypes + type]: most layers a stage holds (exact_rows.c) */
     double *type_speed;     /* [type]: most FLOP/s of any stage (the bounds' speed) */
+    double *grain_c;        /* [type]: least s per layer over every size (exact_grain.c) */
     double seq_f;           /* FLOPs of one sequence through the model (fwd + bwd) */
     double *mb_flops;       /* [bi]: FLOPs of one microbatch through the model (fwd + bwd) */
     /* per ordered GPU pair a*N + b (a != b): the path's latency and rate
@@ -150,6 +151,17 @@ void exact_cells_gpus(const exact_space *sp, const int *cell, int n, int *used, 
 /* Per microbatch size and type the least seconds per layer, per type the
  * most FLOP/s, per size the FLOPs of a microbatch (exact_unit.c). */
 int exact_layer_times(exact_space *sp);
+
+/* The layer-granularity bound of a row's compute (exact_grain.c): per type
+ * the least seconds per layer over every microbatch size (grain_c); GPU
+ * gpu's per-layer time at size bi (bi < 0: over every size); a row's
+ * least compute for one microbatch, sum of its c plus L - S layers at its
+ * least (bi < 0: over every size); and that sum from a sum of c and its
+ * least (0 when S is 0 or least is infinite). */
+int exact_grain_init(exact_space *sp);
+double exact_grain_of(const exact_space *sp, int gpu, int bi);
+double exact_grain_row(const exact_space *sp, int S, const int *gpus, int bi);
+double exact_grain_split(double sum, double least, int S, int L);
 
 /* fmin and fmax for the walk's hot loops, inlined: the same value for
  * numbers that are never NaN (times, rates, speeds, INFINITY). */
@@ -283,6 +295,10 @@ obj_metrics exact_unit_bound(const exact_space *sp, int p, int bi);
 obj_metrics exact_unit_bound_cut(const exact_space *sp, int p, int bi, const xprune *cut);
 /* The same for any S x D grid of GPUs (row-major ids). */
 obj_metrics exact_grid_bound(const exact_space *sp, int S, int D, const int *gpus, int bi);
+/* The same, or once its rows' round trips and FLOPs alone are cut by `cut`
+ * (NULL: never), that weaker bound (then cut too). */
+obj_metrics exact_grid_bound_cut(const exact_space *sp, int S, int D, const int *gpus, int bi,
+                                 const xprune *cut);
 /* The bound of a pipeline by layer granularity and memory (exact_rows.c). */
 /* Per microbatch size and type, the most layers one stage can hold
  * (layer_cap); -1 out of memory. */

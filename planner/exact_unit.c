@@ -85,9 +85,11 @@ static obj_metrics grid_bound(const exact_space *sp, int S, int D, const int *gp
                 x += 1e-9 * (double)(exact_xfer_ns(sp, bi, gpus[r * S + k - 1], g) +
                                      exact_xfer_ns(sp, bi, g, gpus[r * S + k - 1]));
         }
-        /* one microbatch through the row: on its fastest GPU, or by the
-         * decoder's cuts of its GPUs (exact_cut.c) */
-        rt[r] = exact_max(f / vmax, exact_cut_trip(sp, S, D, &gpus[r * S], bi)) + x;
+        /* one microbatch through the row: on its fastest GPU, by layer
+         * granularity (exact_grain.c), or by the decoder's cuts of its GPUs
+         * (exact_cut.c) */
+        rt[r] = exact_max(exact_max(f / vmax, exact_grain_row(sp, S, &gpus[r * S], bi)),
+                          exact_cut_trip(sp, S, D, &gpus[r * S], bi)) + x;
         trip = fmax(trip, rt[r]);
     }
     obj_metrics lb0 = exact_bound_from(sp, &t, S, trip);
@@ -126,6 +128,12 @@ static obj_metrics grid_bound(const exact_space *sp, int S, int D, const int *gp
 obj_metrics exact_grid_bound(const exact_space *sp, int S, int D, const int *gpus, int bi)
 {
     return grid_bound(sp, S, D, gpus, bi, NULL);
+}
+
+obj_metrics exact_grid_bound_cut(const exact_space *sp, int S, int D, const int *gpus, int bi,
+                                 const xprune *cut)
+{
+    return grid_bound(sp, S, D, gpus, bi, cut);
 }
 
 obj_metrics exact_unit_bound_cut(const exact_space *sp, int p, int bi, const xprune *cut)

@@ -1,5 +1,6 @@
-/* test_exact_nic.c — the exact referee's NIC-load bounds (planner/exact_nic.c)
- * and its row bound by the decoder's own cuts (planner/exact_cut.c):
+/* test_exact_nic.c — the exact referee's NIC-load bounds (planner/exact_nic.c),
+ * its row bound by the decoder's own cuts (planner/exact_cut.c) and by layer
+ * granularity (planner/exact_grain.c):
  *   - closed forms on one site of two nodes of two GPUs: D rows of one stage
  *     (every member in its own pipeline, a ring over both nodes) load each
  *     NIC with 2 (D - 1) / D of the model's gradient bytes, and the bound of
@@ -13,7 +14,9 @@
  *     takes as its least time), the decoder's layer split of each row is
  *     one the cut masks allow, and the row's trip by the decoder's cuts is
  *     at most that row's one-microbatch trip in the decoded plan (the
- *     estimator's stage times); and the bounds bite on many of them. */
+ *     estimator's stage times); the row's granularity bound at most the
+ *     least trip over every layer split (brute force) and the decoded one;
+ *     and the bounds bite on many of them. */
 #include "testutil.h"
 #include "exact_partial.h"
 
@@ -140,8 +143,37 @@ static double decoded_trip(const pool *po, const genome *g, int p)
     return 1e-9 * (double)t;
 }
 
+/* The least one-microbatch trip of a row over every split of the L layers
+ * into S stages of at least one layer (brute force over the cut points). */
+static double least_split_trip(const pool *po, const int *row, int S, int bi)
+{
+    int L = po->pr.L, first[16];
+    double best = INFINITY;
+    assert_true(S <= 16);
+    for (int k = 0; k < S; k++)
+        first[k] = k;
+    for (;;) {
+        int64_t t = 0;
+        for (int k = 0; k < S; k++) {
+            const gpu_type *ty = topo_gpu_type(&po->t, row[k]);
+            int a = first[k], e = k + 1 < S ? first[k + 1] - 1 : L - 1;
+            t += cost_stage_fwd_ns(&po->j, ty, 1, po->pr.bval[bi], a, e, 1.0) +
+                 cost_stage_bwd_ns(&po->j, ty, 1, po->pr.bval[bi], a, e, 1.0);
+        }
+        best = fmin(best, 1e-9 * (double)t);
+        int k = S - 1; /* the next cut points, in lexicographic order */
+        while (k > 0 && first[k] == L - S + k)
+            k--;
+        if (k == 0)
+            return best;
+        first[k]++;
+        for (int x = k + 1; x < S; x++)
+            first[x] = first[x - 1] + 1;
+    }
+}
+
 typedef struct tally {
-    int plans, nic, layers, cut;
+    int plans, nic, layers, cut, grain;
 } tally;
 
 /* Every bound of one decoded plan against its traffic floor and trips. */
@@ -175,6 +207,15 @@ static void check_plan(const pool *po, const genome *g, double floor_s, tally *n
         double cut = exact_cut_trip(sp, S, D, row, g->bi), real = decoded_trip(po, g, p);
         assert_true(cut <= real);
         n->cut += cut > 0.999 * real && S > 1;
+        /* layer granularity: below every split's trip, at any size and over all */
+        double grain = exact_grain_row(sp, S, row, g->bi), least = least_split_trip(po, row, S, g->bi);
+        assert_true(grain <= least * (1 + 1e-12));
+        assert_true(exact_grain_row(sp, S, row, -1) <= grain);
+        assert_true(grain <= real * (1 + 1e-12));
+        double vmax = 0;
+        for (int k = 0; k < S; k++)
+            vmax = fmax(vmax, exact_gspeed(sp, row[k]));
+        n->grain += grain > pr->bval[g->bi] * sp->seq_f / vmax * 1.01; /* it sees more */
         const uint64_t *mask = exact_cut_masks(sp, S, D, row);
         for (int k = 0; k < S && mask; k++) /* the decoded split is one of the cuts */
             for (int l = g->first[p * S + k]; l < (k + 1 < S ? g->first[p * S + k + 1] : pr->L); l++)
@@ -192,7 +233,7 @@ static void check_plan(const pool *po, const genome *g, double floor_s, tally *n
 static void bounds_below_decoded_plans(void **state)
 {
     (void)state;
-    tally n = {0, 0, 0, 0};
+    tally n = {0, 0, 0, 0, 0};
     for (int seed = 0; seed < 6; seed++) {
         char json[4096];
         nic_topology(seed, json, sizeof json);
@@ -219,12 +260,14 @@ static void bounds_below_decoded_plans(void **state)
         pool_close(&po);
     }
     printf("NIC bounds: %d plans checked; the rows' bound bit on %d, the layers' on %d; the "
-           "decoder's cuts gave a row its own trip on %d rows\n",
-           n.plans, n.nic, n.layers, n.cut);
+           "decoder's cuts gave a row its own trip on %d rows; granularity beat the fastest "
+           "GPU's trip by 1 %% on %d rows\n",
+           n.plans, n.nic, n.layers, n.cut, n.grain);
     assert_true(n.plans >= 600);
     assert_true(n.nic > 50);    /* the bounds are not vacuous */
     assert_true(n.layers > 50);
     assert_true(n.cut > 100);
+    assert_true(n.grain > 100);
 }
 
 int main(void)
