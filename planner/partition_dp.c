@@ -3,10 +3,74 @@
 #include "partition_dp.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static bool ok(const pdp_problem *p, int k, int a, int e, int64_t tau)
 {
     if (p->fits && !p->fits(p->ctx, k, a, e))
+        return false;
+    return tau == INT64_MAX || p->cost(p->ctx, k, a, e) <= tau;
+}
+
+/* What one pdp_solve has learnt of p->fits, which its phases ask again and
+ * again (the binary search's ~30 greedy passes, then the min-sum DP): the
+ * caller's test is the costly part of a solve (the memory model). Row (k, a)
+ * of a stage before the last: the last layer e such that fits(k, a, a..e)
+ * all hold, scanning e up to the last end stage k can have (L - S + k), as
+ * the greedy scans; UNKNOWN until first asked. The last stage always ends at
+ * L - 1: its test per start a (-1 unknown, 0 no, 1 yes). Each answer is the
+ * callback's own, so the splits are the ones the uncached solve makes. */
+enum { UNKNOWN = -2 };
+
+typedef struct fit_memo {
+    int *end;              /* [S * L]: row (k, a), k < S - 1 */
+    signed char *last;     /* [L]: the last stage from a */
+} fit_memo;
+
+static int memo_init(fit_memo *m, const pdp_problem *p)
+{
+    size_t n = (size_t)p->S * (size_t)p->L;
+    m->end = malloc(sizeof *m->end * n + (size_t)p->L);
+    if (!m->end)
+        return -1;
+    m->last = (signed char *)(m->end + n);
+    for (size_t i = 0; i < n; i++)
+        m->end[i] = UNKNOWN;
+    memset(m->last, -1, (size_t)p->L);
+    return 0;
+}
+
+static bool fits_memo(const pdp_problem *p, fit_memo *m, int k, int a, int e)
+{
+    int L = p->L, S = p->S;
+    if (!p->fits)
+        return true;
+    if (k == S - 1 && e == L - 1) {
+        if (m->last[a] < 0)
+            m->last[a] = p->fits(p->ctx, k, a, e) ? 1 : 0;
+        return m->last[a] == 1;
+    }
+    int lim = L - S + k;
+    if (k >= S - 1 || e > lim)
+        return p->fits(p->ctx, k, a, e);
+    int *end = &m->end[(size_t)k * L + (size_t)a];
+    if (*end == UNKNOWN) {
+        int x = a - 1;
+        while (x < lim && p->fits(p->ctx, k, a, x + 1))
+            x++;
+        *end = x;
+    }
+    if (e <= *end)
+        return true;
+    /* beyond the first failure the row says nothing (a callback need not be
+     * monotone for the answer to be its own) */
+    return e == *end + 1 ? false : p->fits(p->ctx, k, a, e);
+}
+
+/* ok() with the fits answers of m. */
+static bool ok_memo(const pdp_problem *p, fit_memo *m, int k, int a, int e, int64_t tau)
+{
+    if (!fits_memo(p, m, k, a, e))
         return false;
     return tau == INT64_MAX || p->cost(p->ctx, k, a, e) <= tau;
 }
@@ -16,14 +80,14 @@ static bool ok(const pdp_problem *p, int k, int a, int e, int64_t tau)
  * ranges only get harder as they grow, greedy ends are never earlier than
  * those of any feasible split, so greedy fails only if nothing works. With
  * `first` non-NULL the greedy split is stored. */
-static bool greedy(const pdp_problem *p, int64_t tau, int *first)
+static bool greedy(const pdp_problem *p, fit_memo *m, int64_t tau, int *first)
 {
     int L = p->L, S = p->S, a = 0;
     if (S < 1 || S > L)
         return false;
     for (int k = 0; k < S - 1; k++) {
         int lim = L - (S - 1 - k) - 1, e = a - 1;
-        while (e < lim && ok(p, k, a, e + 1, tau))
+        while (e < lim && (m ? ok_memo(p, m, k, a, e + 1, tau) : ok(p, k, a, e + 1, tau)))
             e++;
         if (e < a)
             return false;
@@ -33,7 +97,7 @@ static bool greedy(const pdp_problem *p, int64_t tau, int *first)
     }
     if (first)
         first[S - 1] = a;
-    return ok(p, S - 1, a, L - 1, tau);
+    return m ? ok_memo(p, m, S - 1, a, L - 1, tau) : ok(p, S - 1, a, L - 1, tau);
 }
 
 /* Phase 1 for arbitrary monotone costs: f[k][e] = least bottleneck of
@@ -71,7 +135,7 @@ static int64_t minmax_dp(const pdp_problem *p)
 bool pdp_feasible(const pdp_problem *p, int64_t tau)
 {
     if (p->uniform)
-        return greedy(p, tau, NULL);
+        return greedy(p, NULL, tau, NULL);
     int64_t m = minmax_dp(p);
     return m != INT64_MAX && m <= tau;
 }
@@ -88,13 +152,13 @@ static int64_t split_max(const pdp_problem *p, const int *first)
 }
 
 /* Phase 1: the least tau for which the greedy succeeds. */
-static int64_t min_bottleneck(const pdp_problem *p, int *first)
+static int64_t min_bottleneck(const pdp_problem *p, fit_memo *m, int *first)
 {
-    greedy(p, INT64_MAX, first);
+    greedy(p, m, INT64_MAX, first);
     int64_t hi = split_max(p, first), lo = -1; /* lo infeasible, hi feasible */
     while (hi - lo > 1) {
         int64_t mid = lo + (hi - lo) / 2;
-        if (greedy(p, mid, NULL))
+        if (greedy(p, m, mid, NULL))
             hi = mid;
         else
             lo = mid;
@@ -104,7 +168,7 @@ static int64_t min_bottleneck(const pdp_problem *p, int *first)
 
 /* Phase 2: least sum of costs with every stage ok under tau.
  * f[k*L + e] = best sum of stages 0..k covering layers 0..e. */
-static int min_sum(const pdp_problem *p, int64_t tau, int *first, int64_t *sum)
+static int min_sum(const pdp_problem *p, fit_memo *m, int64_t tau, int *first, int64_t *sum)
 {
     int L = p->L, S = p->S;
     size_t n = (size_t)L * (size_t)S;
@@ -118,17 +182,18 @@ static int min_sum(const pdp_problem *p, int64_t tau, int *first, int64_t *sum)
     for (size_t i = 0; i < n; i++)
         f[i] = INT64_MAX;
     for (int e = 0; e <= L - S; e++) {
-        if (!ok(p, 0, 0, e, tau))
+        if (!ok_memo(p, m, 0, 0, e, tau))
             break;
         f[e] = p->cost(p->ctx, 0, 0, e);
         from[e] = 0;
     }
     for (int k = 1; k < S; k++)
-        for (int e = k; e <= L - S + k; e++) {
+        /* the last stage ends at L - 1: its other ends are never read */
+        for (int e = k < S - 1 ? k : L - 1; e <= L - S + k; e++) {
             int64_t best = INT64_MAX;
             int arg = -1;
             /* a runs down from e: ranges grow, so stop at the first failure */
-            for (int a = e; a >= k && ok(p, k, a, e, tau); a--) {
+            for (int a = e; a >= k && ok_memo(p, m, k, a, e, tau); a--) {
                 int64_t prev = f[(size_t)(k - 1) * L + (size_t)(a - 1)];
                 if (prev == INT64_MAX)
                     continue;
@@ -158,16 +223,25 @@ static int min_sum(const pdp_problem *p, int64_t tau, int *first, int64_t *sum)
 int pdp_solve(const pdp_problem *p, int *first, pdp_result *r)
 {
     int64_t tau, sum = 0;
+    if (p->S < 1 || p->S > p->L)
+        return -1;
+    fit_memo m;
+    if (memo_init(&m, p))
+        return -1;
+    int rc = -1;
     if (p->uniform) {
-        if (!greedy(p, INT64_MAX, first))
-            return -1;
-        tau = min_bottleneck(p, first);
+        if (!greedy(p, &m, INT64_MAX, first))
+            goto out;
+        tau = min_bottleneck(p, &m, first);
     } else if ((tau = minmax_dp(p)) == INT64_MAX) {
-        return -1;
+        goto out;
     }
-    if (min_sum(p, tau, first, &sum))
-        return -1;
+    if (min_sum(p, &m, tau, first, &sum))
+        goto out;
     r->max_cost = tau;
     r->sum_cost = sum;
-    return 0;
+    rc = 0;
+out:
+    free(m.end);
+    return rc;
 }

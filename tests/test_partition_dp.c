@@ -51,8 +51,20 @@ static bool rp_fits(const void *vc, int k, int a, int e)
     return need <= p->cap[k];
 }
 
-/* All compositions of L into S positive parts: best (max, sum) or -1. */
-static int brute(const pdp_problem *p, int64_t *bmax, int64_t *bsum)
+/* Whether split a is the documented tie-break's pick over b: the later cuts
+ * first (compared from the last stage's first layer down). */
+static bool later_cuts(const int *a, const int *b, int S)
+{
+    for (int k = S - 1; k > 0; k--)
+        if (a[k] != b[k])
+            return a[k] > b[k];
+    return false;
+}
+
+/* All compositions of L into S positive parts: best (max, sum) or -1, and in
+ * bfirst the split pdp_solve must return: of the best, the one with the
+ * latest cuts. */
+static int brute(const pdp_problem *p, int64_t *bmax, int64_t *bsum, int *bfirst)
 {
     int first[MAXL + 1], found = 0;
     int L = p->L, S = p->S;
@@ -73,9 +85,11 @@ static int brute(const pdp_problem *p, int64_t *bmax, int64_t *bsum)
             mx = v > mx ? v : mx;
             sm += v;
         }
-        if (ok && (!found || mx < *bmax || (mx == *bmax && sm < *bsum))) {
+        if (ok && (!found || mx < *bmax || (mx == *bmax && sm < *bsum) ||
+                   (mx == *bmax && sm == *bsum && later_cuts(first, bfirst, S)))) {
             *bmax = mx;
             *bsum = sm;
+            memcpy(bfirst, first, sizeof(int) * (size_t)S);
             found = 1;
         }
         /* next combination */
@@ -141,7 +155,8 @@ static void random_costs(void **state)
         bool memory = gsl_rng_uniform(rng) < 0.7;
         pdp_problem p = {rp.L, rp.S, rp_cost, memory ? rp_fits : NULL, &rp, uniform};
         int64_t bmax = 0, bsum = 0;
-        int brc = brute(&p, &bmax, &bsum);
+        int bfirst[MAXL + 1];
+        int brc = brute(&p, &bmax, &bsum, bfirst);
         int first[MAXL];
         pdp_result r;
         int rc = pdp_solve(&p, first, &r);
@@ -152,6 +167,9 @@ static void random_costs(void **state)
             check_split(&p, first, &r);
             assert_true(r.max_cost == bmax);
             assert_true(r.sum_cost == bsum);
+            /* the solve's cached memory answers pick the very split the
+             * callbacks alone define */
+            assert_memory_equal(first, bfirst, sizeof(int) * (size_t)rp.S);
             assert_true(pdp_feasible(&p, bmax));
             assert_false(pdp_feasible(&p, bmax - 1));
         } else {
@@ -242,7 +260,8 @@ static void real_model(void **state)
             real_ctx c = {&pr, &g, &j};
             pdp_problem p = {pr.L, g.S, real_cost, real_fits, &c, false};
             int64_t bmax, bsum;
-            assert_int_equal(brute(&p, &bmax, &bsum), 0);
+            int bfirst[MAXL + 1];
+            assert_int_equal(brute(&p, &bmax, &bsum, bfirst), 0);
             int64_t mx = 0, sm = 0;
             for (int k = 0; k < g.S; k++) {
                 int last = k + 1 < g.S ? g.first[k + 1] - 1 : pr.L - 1;
@@ -252,6 +271,9 @@ static void real_model(void **state)
             }
             assert_true(mx == bmax);
             assert_true(sm == bsum);
+            /* the decoder's split (its solve caches the memory answers) is the
+             * one the brute force's tie-break picks */
+            assert_memory_equal(g.first, bfirst, sizeof(int) * (size_t)g.S);
             plan pl;
             assert_int_equal(enc_to_plan(&pr, &g, "t", "time", &pl, &e), 0);
             assert_int_equal(plan_check(&pl, &t, &j, &e), 0);
