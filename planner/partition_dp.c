@@ -12,67 +12,113 @@ static bool ok(const pdp_problem *p, int k, int a, int e, int64_t tau)
     return tau == INT64_MAX || p->cost(p->ctx, k, a, e) <= tau;
 }
 
-/* What one pdp_solve has learnt of p->fits, which its phases ask again and
- * again (the binary search's ~30 greedy passes, then the min-sum DP): the
- * caller's test is the costly part of a solve (the memory model). Row (k, a)
- * of a stage before the last: the last layer e such that fits(k, a, a..e)
- * all hold, scanning e up to the last end stage k can have (L - S + k), as
- * the greedy scans; UNKNOWN until first asked. The last stage always ends at
- * L - 1: its test per start a (-1 unknown, 0 no, 1 yes). Each answer is the
- * callback's own, so the splits are the ones the uncached solve makes. */
+/* What one pdp_solve has learnt of its callbacks, which its phases ask again
+ * and again (the binary search's ~30 greedy passes, then the min-sum DP): the
+ * memory test and the stage costs are the costly part of a solve. Row (k, a)
+ * of a stage before the last (k < S - 1) holds `end`, the last layer e such
+ * that fits(k, a, a..e) all hold, scanning e up to the last end stage k can
+ * have (L - S + k) as the greedy scans, and the cost of every range [a, e]
+ * up to it; filled when first asked (end UNKNOWN until then). The last
+ * stage always ends at L - 1: its test and cost per start a. Every answer is
+ * the callback's own, so the splits are those of the uncached solve. */
 enum { UNKNOWN = -2 };
 
-typedef struct fit_memo {
+typedef struct memo {
+    int W;                 /* L - S + 1: the most layers a stage can hold */
     int *end;              /* [S * L]: row (k, a), k < S - 1 */
-    signed char *last;     /* [L]: the last stage from a */
-} fit_memo;
+    int64_t *cost;         /* [(S - 1) * W * W]: row (k, a) at (k * W + a - k) * W */
+    signed char *last;     /* [L]: the last stage from a fits (-1 unknown) */
+    int64_t *last_cost;    /* [L] */
+} memo;
 
-static int memo_init(fit_memo *m, const pdp_problem *p)
+static int memo_init(memo *m, const pdp_problem *p)
 {
-    size_t n = (size_t)p->S * (size_t)p->L;
-    m->end = malloc(sizeof *m->end * n + (size_t)p->L);
-    if (!m->end)
+    size_t L = (size_t)p->L, S = (size_t)p->S, W = L - S + 1;
+    m->W = (int)W;
+    m->end = malloc(sizeof *m->end * S * L);
+    m->cost = malloc(sizeof *m->cost * ((S - 1) * W * W + L));
+    m->last = malloc(L);
+    if (!m->end || !m->cost || !m->last) {
+        free(m->end);
+        free(m->cost);
+        free(m->last);
         return -1;
-    m->last = (signed char *)(m->end + n);
-    for (size_t i = 0; i < n; i++)
+    }
+    m->last_cost = m->cost + (S - 1) * W * W;
+    for (size_t i = 0; i < S * L; i++)
         m->end[i] = UNKNOWN;
-    memset(m->last, -1, (size_t)p->L);
+    memset(m->last, -1, L);
     return 0;
 }
 
-static bool fits_memo(const pdp_problem *p, fit_memo *m, int k, int a, int e)
+static void memo_free(memo *m)
 {
-    int L = p->L, S = p->S;
-    if (!p->fits)
-        return true;
-    if (k == S - 1 && e == L - 1) {
-        if (m->last[a] < 0)
-            m->last[a] = p->fits(p->ctx, k, a, e) ? 1 : 0;
-        return m->last[a] == 1;
-    }
-    int lim = L - S + k;
-    if (k >= S - 1 || e > lim)
-        return p->fits(p->ctx, k, a, e);
-    int *end = &m->end[(size_t)k * L + (size_t)a];
-    if (*end == UNKNOWN) {
-        int x = a - 1;
-        while (x < lim && p->fits(p->ctx, k, a, x + 1))
-            x++;
-        *end = x;
-    }
-    if (e <= *end)
-        return true;
-    /* beyond the first failure the row says nothing (a callback need not be
-     * monotone for the answer to be its own) */
-    return e == *end + 1 ? false : p->fits(p->ctx, k, a, e);
+    free(m->end);
+    free(m->cost);
+    free(m->last);
 }
 
-/* ok() with the fits answers of m. */
-static bool ok_memo(const pdp_problem *p, fit_memo *m, int k, int a, int e, int64_t tau)
+/* Row (k, a), k < S - 1, filled if new: its costs (index e - a), *end set. */
+static const int64_t *row(const pdp_problem *p, memo *m, int k, int a, int *end)
 {
-    if (!fits_memo(p, m, k, a, e))
+    int lim = p->L - p->S + k;
+    int *x = &m->end[(size_t)k * (size_t)p->L + (size_t)a];
+    int64_t *c = &m->cost[((size_t)k * (size_t)m->W + (size_t)(a - k)) * (size_t)m->W];
+    if (*x == UNKNOWN) {
+        int e = a - 1;
+        while (e < lim && (!p->fits || p->fits(p->ctx, k, a, e + 1))) {
+            e++;
+            c[e - a] = p->cost(p->ctx, k, a, e);
+        }
+        *x = e;
+    }
+    *end = *x;
+    return c;
+}
+
+/* The last stage from a (ending at L - 1): fits, and *cost when it does. */
+static bool last_fits(const pdp_problem *p, memo *m, int a, int64_t *cost)
+{
+    if (m->last[a] < 0) {
+        bool f = !p->fits || p->fits(p->ctx, p->S - 1, a, p->L - 1);
+        m->last[a] = f;
+        if (f)
+            m->last_cost[a] = p->cost(p->ctx, p->S - 1, a, p->L - 1);
+    }
+    if (m->last[a] != 1)
         return false;
-    return tau == INT64_MAX || p->cost(p->ctx, k, a, e) <= tau;
+    *cost = m->last_cost[a];
+    return true;
+}
+
+/* ok() from m, with the cost in *cost when it is ok. */
+static bool ok_memo(const pdp_problem *p, memo *m, int k, int a, int e, int64_t tau,
+                    int64_t *cost)
+{
+    int S = p->S, L = p->L;
+    bool fit;
+    if (k == S - 1 && e == L - 1) {
+        fit = last_fits(p, m, a, cost);
+    } else if (k < S - 1 && e <= L - S + k) {
+        int end;
+        const int64_t *c = row(p, m, k, a, &end);
+        if (e <= end) {
+            fit = true;
+            *cost = c[e - a];
+        } else if (e == end + 1) {
+            fit = false;
+        } else { /* beyond the first failure the row says nothing (a callback
+                  * need not be monotone for the answer to be its own) */
+            fit = !p->fits || p->fits(p->ctx, k, a, e);
+            if (fit)
+                *cost = p->cost(p->ctx, k, a, e);
+        }
+    } else {
+        fit = !p->fits || p->fits(p->ctx, k, a, e);
+        if (fit)
+            *cost = p->cost(p->ctx, k, a, e);
+    }
+    return fit && (tau == INT64_MAX || *cost <= tau);
 }
 
 /* Greedy: every stage but the last takes the longest range that is ok and
@@ -80,15 +126,22 @@ static bool ok_memo(const pdp_problem *p, fit_memo *m, int k, int a, int e, int6
  * ranges only get harder as they grow, greedy ends are never earlier than
  * those of any feasible split, so greedy fails only if nothing works. With
  * `first` non-NULL the greedy split is stored. */
-static bool greedy(const pdp_problem *p, fit_memo *m, int64_t tau, int *first)
+static bool greedy(const pdp_problem *p, memo *m, int64_t tau, int *first)
 {
     int L = p->L, S = p->S, a = 0;
     if (S < 1 || S > L)
         return false;
     for (int k = 0; k < S - 1; k++) {
         int lim = L - (S - 1 - k) - 1, e = a - 1;
-        while (e < lim && (m ? ok_memo(p, m, k, a, e + 1, tau) : ok(p, k, a, e + 1, tau)))
-            e++;
+        if (m) { /* the row's first misfit ends the walk as ok() would */
+            int end;
+            const int64_t *c = row(p, m, k, a, &end);
+            while (e < end && (tau == INT64_MAX || c[e + 1 - a] <= tau))
+                e++;
+        } else {
+            while (e < lim && ok(p, k, a, e + 1, tau))
+                e++;
+        }
         if (e < a)
             return false;
         if (first)
@@ -97,7 +150,8 @@ static bool greedy(const pdp_problem *p, fit_memo *m, int64_t tau, int *first)
     }
     if (first)
         first[S - 1] = a;
-    return m ? ok_memo(p, m, S - 1, a, L - 1, tau) : ok(p, S - 1, a, L - 1, tau);
+    int64_t c;
+    return m ? ok_memo(p, m, S - 1, a, L - 1, tau, &c) : ok(p, S - 1, a, L - 1, tau);
 }
 
 /* Phase 1 for arbitrary monotone costs: f[k][e] = least bottleneck of
@@ -152,7 +206,7 @@ static int64_t split_max(const pdp_problem *p, const int *first)
 }
 
 /* Phase 1: the least tau for which the greedy succeeds. */
-static int64_t min_bottleneck(const pdp_problem *p, fit_memo *m, int *first)
+static int64_t min_bottleneck(const pdp_problem *p, memo *m, int *first)
 {
     greedy(p, m, INT64_MAX, first);
     int64_t hi = split_max(p, first), lo = -1; /* lo infeasible, hi feasible */
@@ -168,7 +222,7 @@ static int64_t min_bottleneck(const pdp_problem *p, fit_memo *m, int *first)
 
 /* Phase 2: least sum of costs with every stage ok under tau.
  * f[k*L + e] = best sum of stages 0..k covering layers 0..e. */
-static int min_sum(const pdp_problem *p, fit_memo *m, int64_t tau, int *first, int64_t *sum)
+static int min_sum(const pdp_problem *p, memo *m, int64_t tau, int *first, int64_t *sum)
 {
     int L = p->L, S = p->S;
     size_t n = (size_t)L * (size_t)S;
@@ -182,9 +236,10 @@ static int min_sum(const pdp_problem *p, fit_memo *m, int64_t tau, int *first, i
     for (size_t i = 0; i < n; i++)
         f[i] = INT64_MAX;
     for (int e = 0; e <= L - S; e++) {
-        if (!ok_memo(p, m, 0, 0, e, tau))
+        int64_t c;
+        if (!ok_memo(p, m, 0, 0, e, tau, &c))
             break;
-        f[e] = p->cost(p->ctx, 0, 0, e);
+        f[e] = c;
         from[e] = 0;
     }
     for (int k = 1; k < S; k++)
@@ -193,11 +248,12 @@ static int min_sum(const pdp_problem *p, fit_memo *m, int64_t tau, int *first, i
             int64_t best = INT64_MAX;
             int arg = -1;
             /* a runs down from e: ranges grow, so stop at the first failure */
-            for (int a = e; a >= k && ok_memo(p, m, k, a, e, tau); a--) {
+            int64_t c;
+            for (int a = e; a >= k && ok_memo(p, m, k, a, e, tau, &c); a--) {
                 int64_t prev = f[(size_t)(k - 1) * L + (size_t)(a - 1)];
                 if (prev == INT64_MAX)
                     continue;
-                int64_t v = prev + p->cost(p->ctx, k, a, e);
+                int64_t v = prev + c;
                 if (v < best) {
                     best = v;
                     arg = a;
@@ -225,7 +281,7 @@ int pdp_solve(const pdp_problem *p, int *first, pdp_result *r)
     int64_t tau, sum = 0;
     if (p->S < 1 || p->S > p->L)
         return -1;
-    fit_memo m;
+    memo m;
     if (memo_init(&m, p))
         return -1;
     int rc = -1;
@@ -242,6 +298,6 @@ int pdp_solve(const pdp_problem *p, int *first, pdp_result *r)
     r->sum_cost = sum;
     rc = 0;
 out:
-    free(m.end);
+    memo_free(&m);
     return rc;
 }
