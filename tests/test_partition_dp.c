@@ -402,6 +402,71 @@ static void joint_split(void **state)
     topo_free(&t);
 }
 
+/* The decoder's memory of candidate splits (enc_decode_memo, encoding.h):
+ * placements decoded again under other genes, in random order as the genes
+ * sweep does, decode exactly as enc_decode alone does (the oracle): same
+ * status, canonical permutation, cuts, microbatches, rule and estimate. */
+static void split_memo(void **state)
+{
+    (void)state;
+    gt_err e;
+    topology t;
+    assert_int_equal(topo_parse(&t, "dp", TOPO, strlen(TOPO), NULL, &e), 0);
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 17);
+    int decoded = 0, failed = 0, again = 0;
+    for (int trial = 0; trial < 80; trial++) {
+        job j;
+        test_job(&j, 6 + (int)gsl_rng_uniform_int(rng, 19), 32);
+        enc_problem pr;
+        assert_int_equal(enc_problem_init(&pr, &t, &j, NULL, &e), 0);
+        enc_split_memo *memo = enc_split_memo_new(&pr);
+        assert_non_null(memo);
+        genome g, a, b;
+        assert_int_equal(genome_alloc(&g, pr.N), 0);
+        assert_int_equal(genome_alloc(&a, pr.N), 0);
+        assert_int_equal(genome_alloc(&b, pr.N), 0);
+        for (int place = 0; place < 15; place++) {
+            int D = 1 + (int)gsl_rng_uniform_int(rng, 4), S = 1 + (int)gsl_rng_uniform_int(rng, 8 / D);
+            enc_seed(&pr, SEED_RANDOM, S, D, SCHED_GPIPE, SYNC_RING, 0, rng, &g);
+            g.S = S;
+            g.D = D;
+            for (int v = 0; v < 8; v++) { /* genes of the same placement */
+                genome_copy(&a, &g, pr.N);
+                a.sched = gsl_rng_uniform(rng) < 0.5 ? SCHED_1F1B : SCHED_GPIPE;
+                a.sync = (sync_kind)gsl_rng_uniform_int(rng, ENC_NSYNC);
+                a.bi = (int)gsl_rng_uniform_int(rng, (unsigned long)pr.nb);
+                genome_copy(&b, &a, pr.N);
+                int ra = enc_decode(&pr, &a, NULL), rb = enc_decode_memo(&pr, &b, memo);
+                assert_int_equal(ra, rb);
+                again += v > 0;
+                if (ra) {
+                    failed++;
+                    continue;
+                }
+                decoded++;
+                assert_memory_equal(a.perm, b.perm, sizeof(int) * (size_t)pr.N);
+                assert_memory_equal(a.first, b.first, sizeof(int) * (size_t)(S * D));
+                assert_memory_equal(a.mb, b.mb, sizeof(int) * (size_t)D);
+                assert_int_equal(a.split, b.split);
+                assert_int_equal(a.est_ok, b.est_ok);
+                if (a.est_ok)
+                    assert_memory_equal(&a.est, &b.est, sizeof a.est);
+            }
+        }
+        genome_free(&g);
+        genome_free(&a);
+        genome_free(&b);
+        enc_split_memo_free(memo);
+        enc_problem_free(&pr);
+    }
+    printf("split memo: %d genomes decoded alike (%d of placements met before), %d refused alike\n",
+           decoded, again, failed);
+    assert_true(decoded > 1000);
+    gsl_rng_free(rng);
+    topo_free(&t);
+}
+
 /* --- stage order and split together (LS2, planner/local_search.c) --------------- */
 
 /* One site, four nodes of one GPU each (four classes): three A100s and a
@@ -547,6 +612,7 @@ int main(void)
         cmocka_unit_test(random_costs),
         cmocka_unit_test(real_model),
         cmocka_unit_test(joint_split),
+        cmocka_unit_test(split_memo),
         cmocka_unit_test(order_and_split),
         cmocka_unit_test(case2_split),
     };
