@@ -41,5 +41,9 @@ int enc_cut_row(const enc_problem *pr, const int *gpus, int S, int bi, int m, sc
 /* ENC_CUT_DP (enc_split.c): the LS1 min-max split, the uniform and the
  * speed-proportional splits, the one the fitness ranks first. */
 int enc_joint_split(const enc_problem *pr, genome *g, gt_err *e);
+/* The same, taking the placement's candidate splits from memo when it has
+ * them (another sync of the same placement), and keeping them there (memo
+ * may be NULL). */
+int enc_joint_split_memo(const enc_problem *pr, genome *g, gt_err *e, enc_split_memo *memo);
 
 #endif

@@ -611,7 +611,8 @@ int enc_canonical(const enc_problem *pr, genome *g)
     return canon_form(pr, g);
 }
 
-int enc_decode_rule(const enc_problem *pr, genome *g, enc_cut_rule rule, gt_err *e)
+static int decode(const enc_problem *pr, genome *g, enc_cut_rule rule, gt_err *e,
+                  enc_split_memo *m)
 {
     g->status = 0;
     g->fit = INFINITY;
@@ -621,8 +622,18 @@ int enc_decode_rule(const enc_problem *pr, genome *g, enc_cut_rule rule, gt_err 
     if (enc_canonical(pr, g))
         return decode_fail(e, "out of memory");
     if (rule == ENC_CUT_DP)
-        return enc_joint_split(pr, g, e);
+        return enc_joint_split_memo(pr, g, e, m);
     return enc_decode_cuts(pr, g, rule, NULL, e);
+}
+
+int enc_decode_rule(const enc_problem *pr, genome *g, enc_cut_rule rule, gt_err *e)
+{
+    return decode(pr, g, rule, e, NULL);
+}
+
+int enc_decode_memo(const enc_problem *pr, genome *g, enc_split_memo *m)
+{
+    return decode(pr, g, pr->cfg.cuts, NULL, m);
 }
 
 void enc_pipe_caps(const enc_problem *pr, const genome *g, int *cap)

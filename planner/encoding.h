@@ -140,6 +140,17 @@ int enc_canonical(const enc_problem *pr, genome *g);
 /* enc_decode with another cut rule than the problem's (the finalists' other
  * splits of a placement). */
 int enc_decode_rule(const enc_problem *pr, genome *g, enc_cut_rule rule, gt_err *e);
+/* A decoder's memory of the full search's candidate splits (ENC_CUT_DP,
+ * enc_split.c) of the last placements it decoded: they depend on the
+ * placement, shape, schedule and microbatch size but not on the sync, so a
+ * placement decoded again with another sync (the genes sweep) skips the
+ * layer cuts and only estimates. One per thread. The decoding is the one
+ * enc_decode makes (tests/test_partition_dp.c). */
+typedef struct enc_split_memo enc_split_memo;
+enc_split_memo *enc_split_memo_new(const enc_problem *pr);
+void enc_split_memo_free(enc_split_memo *m);
+/* enc_decode (no error text) with m (NULL: plain enc_decode). */
+int enc_decode_memo(const enc_problem *pr, genome *g, enc_split_memo *m);
 /* The plan of a decoded genome. */
 int enc_to_plan(const enc_problem *pr, const genome *g, const char *planner,
                 const char *objective, plan *p, gt_err *e);

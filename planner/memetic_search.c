@@ -125,7 +125,7 @@ void ma_eval_genome(void *vctx, genome *g)
             fresh_push(k, &x);
         }
     } else {
-        if (enc_decode(s->pr, g, NULL))
+        if (enc_decode_memo(s->pr, g, k->smemo))
             return;
         const cache_entry *same = g->est_ok ? NULL : ma_store_same_plan(s->store, s->pr, g);
         if (same) { /* another cut rule's search estimated this very plan */
@@ -574,6 +574,7 @@ void ma_search_free(search *s)
     for (int i = 0; i < s->lambda && s->kc; i++) {
         free(s->kc[i].fresh);
         free(s->kc[i].fpool.v);
+        enc_split_memo_free(s->kc[i].smemo);
         for (int b = 0; b < MA_KID_BEST; b++)
             genome_free(&s->kc[i].best[b]);
     }
@@ -639,6 +640,7 @@ int ma_search_init(search *s, const enc_problem *pr, const planner_opts *o,
         bad |= genome_alloc(&s->scratch[2 * i + 1], pr->N);
         for (int b = 0; b < MA_KID_BEST; b++)
             bad |= genome_alloc(&s->kc[i].best[b], pr->N);
+        bad |= !(s->kc[i].smemo = enc_split_memo_new(pr));
         s->rng[i] = gsl_rng_alloc(gsl_rng_mt19937);
         bad |= !s->rng[i];
     }

@@ -60,6 +60,7 @@ typedef struct kid_ctx {
     split_pool fpool;               /* the fresh estimates' splits */
     genome best[MA_KID_BEST];       /* sorted by fit, distinct; allocated with the search */
     int nbest;
+    enc_split_memo *smemo;          /* the last placements' candidate splits (encoding.h) */
 } kid_ctx;
 
 typedef struct search {

@@ -51,8 +51,20 @@ static bool rp_fits(const void *vc, int k, int a, int e)
     return need <= p->cap[k];
 }
 
-/* All compositions of L into S positive parts: best (max, sum) or -1. */
-static int brute(const pdp_problem *p, int64_t *bmax, int64_t *bsum)
+/* Whether split a is the documented tie-break's pick over b: the later cuts
+ * first (compared from the last stage's first layer down). */
+static bool later_cuts(const int *a, const int *b, int S)
+{
+    for (int k = S - 1; k > 0; k--)
+        if (a[k] != b[k])
+            return a[k] > b[k];
+    return false;
+}
+
+/* All compositions of L into S positive parts: best (max, sum) or -1, and in
+ * bfirst the split pdp_solve must return: of the best, the one with the
+ * latest cuts. */
+static int brute(const pdp_problem *p, int64_t *bmax, int64_t *bsum, int *bfirst)
 {
     int first[MAXL + 1], found = 0;
     int L = p->L, S = p->S;
@@ -73,9 +85,11 @@ static int brute(const pdp_problem *p, int64_t *bmax, int64_t *bsum)
             mx = v > mx ? v : mx;
             sm += v;
         }
-        if (ok && (!found || mx < *bmax || (mx == *bmax && sm < *bsum))) {
+        if (ok && (!found || mx < *bmax || (mx == *bmax && sm < *bsum) ||
+                   (mx == *bmax && sm == *bsum && later_cuts(first, bfirst, S)))) {
             *bmax = mx;
             *bsum = sm;
+            memcpy(bfirst, first, sizeof(int) * (size_t)S);
             found = 1;
         }
         /* next combination */
@@ -141,7 +155,8 @@ static void random_costs(void **state)
         bool memory = gsl_rng_uniform(rng) < 0.7;
         pdp_problem p = {rp.L, rp.S, rp_cost, memory ? rp_fits : NULL, &rp, uniform};
         int64_t bmax = 0, bsum = 0;
-        int brc = brute(&p, &bmax, &bsum);
+        int bfirst[MAXL + 1];
+        int brc = brute(&p, &bmax, &bsum, bfirst);
         int first[MAXL];
         pdp_result r;
         int rc = pdp_solve(&p, first, &r);
@@ -152,6 +167,9 @@ static void random_costs(void **state)
             check_split(&p, first, &r);
             assert_true(r.max_cost == bmax);
             assert_true(r.sum_cost == bsum);
+            /* the solve's cached memory answers pick the very split the
+             * callbacks alone define */
+            assert_memory_equal(first, bfirst, sizeof(int) * (size_t)rp.S);
             assert_true(pdp_feasible(&p, bmax));
             assert_false(pdp_feasible(&p, bmax - 1));
         } else {
@@ -242,7 +260,8 @@ static void real_model(void **state)
             real_ctx c = {&pr, &g, &j};
             pdp_problem p = {pr.L, g.S, real_cost, real_fits, &c, false};
             int64_t bmax, bsum;
-            assert_int_equal(brute(&p, &bmax, &bsum), 0);
+            int bfirst[MAXL + 1];
+            assert_int_equal(brute(&p, &bmax, &bsum, bfirst), 0);
             int64_t mx = 0, sm = 0;
             for (int k = 0; k < g.S; k++) {
                 int last = k + 1 < g.S ? g.first[k + 1] - 1 : pr.L - 1;
@@ -252,6 +271,9 @@ static void real_model(void **state)
             }
             assert_true(mx == bmax);
             assert_true(sm == bsum);
+            /* the decoder's split (its solve caches the memory answers) is the
+             * one the brute force's tie-break picks */
+            assert_memory_equal(g.first, bfirst, sizeof(int) * (size_t)g.S);
             plan pl;
             assert_int_equal(enc_to_plan(&pr, &g, "t", "time", &pl, &e), 0);
             assert_int_equal(plan_check(&pl, &t, &j, &e), 0);
@@ -376,6 +398,71 @@ static void joint_split(void **state)
      * plans of this pool have a tight estimate; the documented miss (case 2,
      * 12/12 against 13/11) checks the joint split on the replay below */
     assert_true(checked > 30);
+    gsl_rng_free(rng);
+    topo_free(&t);
+}
+
+/* The decoder's memory of candidate splits (enc_decode_memo, encoding.h):
+ * placements decoded again under other genes, in random order as the genes
+ * sweep does, decode exactly as enc_decode alone does (the oracle): same
+ * status, canonical permutation, cuts, microbatches, rule and estimate. */
+static void split_memo(void **state)
+{
+    (void)state;
+    gt_err e;
+    topology t;
+    assert_int_equal(topo_parse(&t, "dp", TOPO, strlen(TOPO), NULL, &e), 0);
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 17);
+    int decoded = 0, failed = 0, again = 0;
+    for (int trial = 0; trial < 80; trial++) {
+        job j;
+        test_job(&j, 6 + (int)gsl_rng_uniform_int(rng, 19), 32);
+        enc_problem pr;
+        assert_int_equal(enc_problem_init(&pr, &t, &j, NULL, &e), 0);
+        enc_split_memo *memo = enc_split_memo_new(&pr);
+        assert_non_null(memo);
+        genome g, a, b;
+        assert_int_equal(genome_alloc(&g, pr.N), 0);
+        assert_int_equal(genome_alloc(&a, pr.N), 0);
+        assert_int_equal(genome_alloc(&b, pr.N), 0);
+        for (int place = 0; place < 15; place++) {
+            int D = 1 + (int)gsl_rng_uniform_int(rng, 4), S = 1 + (int)gsl_rng_uniform_int(rng, 8 / D);
+            enc_seed(&pr, SEED_RANDOM, S, D, SCHED_GPIPE, SYNC_RING, 0, rng, &g);
+            g.S = S;
+            g.D = D;
+            for (int v = 0; v < 8; v++) { /* genes of the same placement */
+                genome_copy(&a, &g, pr.N);
+                a.sched = gsl_rng_uniform(rng) < 0.5 ? SCHED_1F1B : SCHED_GPIPE;
+                a.sync = (sync_kind)gsl_rng_uniform_int(rng, ENC_NSYNC);
+                a.bi = (int)gsl_rng_uniform_int(rng, (unsigned long)pr.nb);
+                genome_copy(&b, &a, pr.N);
+                int ra = enc_decode(&pr, &a, NULL), rb = enc_decode_memo(&pr, &b, memo);
+                assert_int_equal(ra, rb);
+                again += v > 0;
+                if (ra) {
+                    failed++;
+                    continue;
+                }
+                decoded++;
+                assert_memory_equal(a.perm, b.perm, sizeof(int) * (size_t)pr.N);
+                assert_memory_equal(a.first, b.first, sizeof(int) * (size_t)(S * D));
+                assert_memory_equal(a.mb, b.mb, sizeof(int) * (size_t)D);
+                assert_int_equal(a.split, b.split);
+                assert_int_equal(a.est_ok, b.est_ok);
+                if (a.est_ok)
+                    assert_memory_equal(&a.est, &b.est, sizeof a.est);
+            }
+        }
+        genome_free(&g);
+        genome_free(&a);
+        genome_free(&b);
+        enc_split_memo_free(memo);
+        enc_problem_free(&pr);
+    }
+    printf("split memo: %d genomes decoded alike (%d of placements met before), %d refused alike\n",
+           decoded, again, failed);
+    assert_true(decoded > 1000);
     gsl_rng_free(rng);
     topo_free(&t);
 }
@@ -525,6 +612,7 @@ int main(void)
         cmocka_unit_test(random_costs),
         cmocka_unit_test(real_model),
         cmocka_unit_test(joint_split),
+        cmocka_unit_test(split_memo),
         cmocka_unit_test(order_and_split),
         cmocka_unit_test(case2_split),
     };
