@@ -25,34 +25,6 @@ static double thread_cpu_s(void)
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* dst: src's lane and group times and its figures, and its op times when
- * ops (dst's arrays sized to w). */
-static int copy_timing(timing *dst, const timing *src, const workload *w, bool ops, gt_err *e)
-{
-    size_t no = (size_t)(w->nops > 0 ? w->nops : 1), nl = (size_t)(w->nlanes > 0 ? w->nlanes : 1),
-           ng = (size_t)(w->ngroups > 0 ? w->ngroups : 1);
-    memset(dst, 0, sizeof *dst);
-    dst->ops = ops ? malloc(sizeof *dst->ops * no) : NULL;
-    dst->lanes = malloc(sizeof *dst->lanes * nl);
-    dst->group_start = malloc(sizeof(int64_t) * ng);
-    dst->group_end = malloc(sizeof(int64_t) * ng);
-    if ((ops && !dst->ops) || !dst->lanes || !dst->group_start || !dst->group_end) {
-        timing_free(dst);
-        return gt_fail(e, "out of memory for the timeline of %d ops", w->nops);
-    }
-    if (ops)
-        memcpy(dst->ops, src->ops, sizeof *src->ops * (size_t)w->nops);
-    memcpy(dst->lanes, src->lanes, sizeof *src->lanes * (size_t)w->nlanes);
-    memcpy(dst->group_start, src->group_start, sizeof(int64_t) * (size_t)w->ngroups);
-    memcpy(dst->group_end, src->group_end, sizeof(int64_t) * (size_t)w->ngroups);
-    dst->iteration_ns = src->iteration_ns;
-    dst->unbounded_ns = src->unbounded_ns;
-    dst->xfer_all_ns = src->xfer_all_ns;
-    dst->xfer_subset_ns = src->xfer_subset_ns;
-    dst->wan_bytes = src->wan_bytes;
-    return 0;
-}
-
 /* The estimate and its lane accounts. The replay reads the estimated op
  * times only as the priorities of flows on a temporal link; where there is
  * none and the caller did not ask for them (est_op_times), the estimator's
@@ -82,7 +54,7 @@ static int run_estimator(const topology *t, const job *j, const plan *p, const s
         rc = gt_fail(e, "internal error: the estimate has %d lanes, the replay %d",
                      est_workspace_workload(ws)->nlanes, d->w.nlanes);
     if (!rc)
-        rc = copy_timing(&d->est, est_workspace_timing(ws), &d->w, false, e);
+        rc = timing_copy(&d->est, est_workspace_timing(ws), &d->w, false, e);
     if (!rc) {
         memcpy(d->est_acc, est_workspace_accounts(ws), sizeof *d->est_acc * (size_t)d->w.nlanes);
         d->est_per_stage = est_workspace_fast(ws);
@@ -157,7 +129,7 @@ static int run_iterations(const topology *t, const plan *p, const sim_options *o
             tm = (timing){0};
             rc = keep_first(t, &s, d, last, e);
         } else if (it == 0) {
-            rc = copy_timing(&d->tm, &tm, &d->w, true, e) || keep_first(t, &s, d, last, e);
+            rc = timing_copy(&d->tm, &tm, &d->w, true, e) || keep_first(t, &s, d, last, e);
         }
         s.t0 += iter_ns;
         d->iterations_done++;

@@ -7,17 +7,40 @@
 
 #include "sim/base/grow.h"
 
-int timing_alloc(timing *tm, const workload *w, gt_err *e)
+/* Zeroed arrays for w's lanes and groups, and its ops when `ops`. */
+static int alloc_arrays(timing *tm, const workload *w, bool ops, gt_err *e)
 {
     memset(tm, 0, sizeof *tm);
-    tm->ops = calloc((size_t)(w->nops > 0 ? w->nops : 1), sizeof *tm->ops);
+    tm->ops = ops ? calloc((size_t)(w->nops > 0 ? w->nops : 1), sizeof *tm->ops) : NULL;
     tm->lanes = calloc((size_t)(w->nlanes > 0 ? w->nlanes : 1), sizeof *tm->lanes);
     tm->group_start = calloc((size_t)(w->ngroups > 0 ? w->ngroups : 1), sizeof(int64_t));
     tm->group_end = calloc((size_t)(w->ngroups > 0 ? w->ngroups : 1), sizeof(int64_t));
-    if (!tm->ops || !tm->lanes || !tm->group_start || !tm->group_end) {
+    if ((ops && !tm->ops) || !tm->lanes || !tm->group_start || !tm->group_end) {
         timing_free(tm);
         return gt_fail(e, "out of memory for the timeline of %d ops", w->nops);
     }
+    return 0;
+}
+
+int timing_alloc(timing *tm, const workload *w, gt_err *e)
+{
+    return alloc_arrays(tm, w, true, e);
+}
+
+int timing_copy(timing *dst, const timing *src, const workload *w, bool ops, gt_err *e)
+{
+    if (alloc_arrays(dst, w, ops, e))
+        return -1;
+    if (ops)
+        memcpy(dst->ops, src->ops, sizeof *src->ops * (size_t)w->nops);
+    memcpy(dst->lanes, src->lanes, sizeof *src->lanes * (size_t)w->nlanes);
+    memcpy(dst->group_start, src->group_start, sizeof(int64_t) * (size_t)w->ngroups);
+    memcpy(dst->group_end, src->group_end, sizeof(int64_t) * (size_t)w->ngroups);
+    dst->iteration_ns = src->iteration_ns;
+    dst->unbounded_ns = src->unbounded_ns;
+    dst->xfer_all_ns = src->xfer_all_ns;
+    dst->xfer_subset_ns = src->xfer_subset_ns;
+    dst->wan_bytes = src->wan_bytes;
     return 0;
 }
 

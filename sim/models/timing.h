@@ -36,6 +36,9 @@ typedef struct timing {
 } timing;
 
 int timing_alloc(timing *tm, const workload *w, gt_err *e);
+/* dst: a new copy of src's lane and group times and its figures, and of its
+ * op times when ops (dst's arrays sized to w, src's workload). */
+int timing_copy(timing *dst, const timing *src, const workload *w, bool ops, gt_err *e);
 /* timing_alloc into tm's arrays when they are large enough (cap[3]: the
  * ops, lanes and groups they hold, 0 at first; updated when they grow):
  * for a caller that times many workloads in turn. */
