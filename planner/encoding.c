@@ -3,6 +3,7 @@
  * fitness, bounds and finalists in enc_fitness.c, seeds and the reference
  * plan in enc_seeds.c. */
 #include "encoding.h"
+#include "sim/base/word_hash.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -214,7 +215,7 @@ static void sort_rows(const enc_problem *pr, const genome *g, int *rows, int *tm
 
 static uint64_t fnv(uint64_t h, int v)
 {
-    return (h ^ (uint64_t)(uint32_t)v) * 1099511628211ULL;
+    return word_hash_fnv(h, (uint32_t)v);
 }
 
 static int canon_form(const enc_problem *pr, genome *g)
@@ -240,7 +241,7 @@ static int canon_form(const enc_problem *pr, genome *g)
         if (!mark[x])
             np[o++] = x;
     memcpy(g->perm, np, sizeof(int) * (size_t)N);
-    uint64_t h = 1469598103934665603ULL, h2 = 0x9E3779B97F4A7C15ULL;
+    uint64_t h = WORD_HASH_FNV_BASIS, h2 = 0x9E3779B97F4A7C15ULL;
     h = fnv(fnv(fnv(fnv(fnv(h, S), D), g->bi), (int)g->sched), (int)g->sync);
     h2 = h2 * 31 + (uint64_t)(((S * 131 + D) * 17 + g->bi) * 7 + (int)g->sched * 3 + (int)g->sync);
     for (int x = 0; x < cells; x++) {

@@ -26,6 +26,7 @@
 
 #include "enc_pipe.h"
 #include "exact_space.h"
+#include "sim/base/word_hash.h"
 #include "sim/models/cost.h"
 
 /* Rows of more stages are not bounded by their cuts (a row's first bound
@@ -125,9 +126,9 @@ static double least_trip(const enc_problem *pr, const int *gpus, int S, int D, i
 
 static uint64_t seq_hash(const exact_space *sp, int S, int D, const int *gpus)
 {
-    uint64_t h = 1469598103934665603ULL ^ (uint64_t)(S * 131 + D);
+    uint64_t h = WORD_HASH_FNV_BASIS ^ (uint64_t)(S * 131 + D);
     for (int k = 0; k < S; k++)
-        h = (h ^ (uint64_t)(sp->pr->t->gpus[gpus[k]].type + 1)) * 1099511628211ULL;
+        h = word_hash_fnv(h, (uint64_t)(sp->pr->t->gpus[gpus[k]].type + 1));
     return h;
 }
 

@@ -6,13 +6,14 @@
 #include <string.h>
 
 #include "exact_space.h"
+#include "sim/base/word_hash.h"
 
 static unsigned long hash_cells(int S, int D, const int *c)
 {
-    unsigned long h = 1469598103934665603UL ^ (unsigned long)(S * 1000 + D);
+    uint64_t h = WORD_HASH_FNV_BASIS ^ (uint64_t)(S * 1000 + D);
     for (int i = 0; i < S * D; i++)
-        h = (h ^ (unsigned long)c[i]) * 1099511628211UL;
-    return h;
+        h = word_hash_fnv(h, (uint64_t)c[i]);
+    return (unsigned long)h;
 }
 
 static bool same_place(const exact_space *sp, int p, int S, int D, const int *c)

@@ -57,4 +57,13 @@ static inline uint64_t word_hash(const uint64_t *v, size_t n, uint64_t seed)
     return h ^ h >> 29;
 }
 
+/* FNV-1a's step, for the small tables keyed by short int sequences (the
+ * exact referee's placements and rows, the genome's canonical form): start
+ * from WORD_HASH_FNV_BASIS, fold each value in. */
+#define WORD_HASH_FNV_BASIS 1469598103934665603ULL
+static inline uint64_t word_hash_fnv(uint64_t h, uint64_t v)
+{
+    return (h ^ v) * 1099511628211ULL;
+}
+
 #endif
